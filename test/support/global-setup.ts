@@ -1,0 +1,2 @@
+// Filled in by the test-infrastructure work: checks that PostgreSQL and RabbitMQ answer.
+export default function setup(): void {}
