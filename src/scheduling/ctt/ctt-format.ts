@@ -69,12 +69,21 @@ class Reader {
   /** An identifier that must not be a section keyword (a sign of a short line). */
   id(what: string): Token {
     const t = this.next(what);
-    if (SECTIONS.includes(t.text)) throw new CttFormatError(t.line, `expected ${what}, found section "${t.text}"`);
+    this.rejectSection(t, what);
     return t;
+  }
+
+  private rejectSection(t: Token, what: string): void {
+    if (SECTIONS.includes(t.text)) {
+      // The entry before the keyword is short: point at that entry's line, not the keyword's.
+      const previous = this.pos >= 2 ? this.tokens[this.pos - 2].line : t.line;
+      throw new CttFormatError(previous, `expected ${what}, found section "${t.text}" (is this line incomplete?)`);
+    }
   }
 
   int(what: string, min = 0): { value: number; line: number } {
     const t = this.next(what);
+    this.rejectSection(t, what);
     if (!/^[+-]?\d+$/.test(t.text)) throw new CttFormatError(t.line, `${what} must be an integer, found "${t.text}"`);
     const value = Number(t.text);
     if (value < min) throw new CttFormatError(t.line, `${what} must be at least ${min}, found ${value}`);
@@ -94,8 +103,10 @@ export function parseCtt(text: string): CttModel {
   const r = new Reader(tokens, lastLine);
 
   const header: Record<string, number> = {};
+  const headerLine: Record<string, number> = {};
   let name = '';
   for (const key of HEADER) {
+    headerLine[key] = r.line;
     r.keyword(key);
     if (key === 'Name:') name = r.id('the instance name').text;
     else header[key] = r.int(`the value of ${key}`, key === 'Days:' || key === 'Periods_per_day:' ? 1 : 0).value;
@@ -110,7 +121,7 @@ export function parseCtt(text: string): CttModel {
     const items: T[] = [];
     while (!r.atSection()) items.push(entry());
     if (items.length !== declared) {
-      throw new CttFormatError(r.line, `the header declares ${headerKey} ${declared} but section ${keyword} has ${items.length} ${noun}`);
+      throw new CttFormatError(headerLine[headerKey], `the header declares ${headerKey} ${declared} but section ${keyword} has ${items.length} ${noun}`);
     }
     return items;
   };

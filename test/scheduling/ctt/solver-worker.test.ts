@@ -1,0 +1,61 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { parseCtt } from '../../../src/scheduling/ctt/ctt-format';
+import { evaluateTimetable } from '../../../src/scheduling/ctt/evaluator';
+import { compileModel } from '../../../src/scheduling/ctt/model';
+import type { SolveProgress } from '../../../src/scheduling/ctt/solver';
+import { CttSolveAbortedError, CttSolverWorkerError, solveInWorker } from '../../../src/scheduling/ctt/solver-worker';
+import { HAVE_CTT_DATA, readCttData } from './datasets';
+
+describe.skipIf(!HAVE_CTT_DATA)('solveInWorker', () => {
+  const model = parseCtt(readCttData('comp01.ctt'));
+
+  it('solves off the main thread: the event loop stays responsive and progress arrives', async () => {
+    const progress: SolveProgress[] = [];
+    const histogram = monitorEventLoopDelay({ resolution: 10 });
+    histogram.enable();
+    // Timers keep firing on the main thread while the worker computes.
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const result = await solveInWorker(model, { seed: 1, timeLimitMs: 2_500 }, { onProgress: (p) => progress.push(p) });
+    clearInterval(ticker);
+    histogram.disable();
+    const p99ms = histogram.percentile(99) / 1e6;
+    expect(p99ms).toBeLessThan(50);
+    expect(ticks).toBeGreaterThan(50);
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress.some((p) => p.phase === 'optimising')).toBe(true);
+    const ev = evaluateTimetable(compileModel(model), result.assignments);
+    expect(ev.hard.total).toBe(0);
+    expect(ev.soft.total).toBe(result.penalty);
+  });
+
+  it('stops promptly on abort and rejects with an AbortError carrying the best timetable', async () => {
+    const controller = new AbortController();
+    const started = performance.now();
+    const solving = solveInWorker(model, { seed: 1, timeLimitMs: 30_000 }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 1_500);
+    const error = await solving.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const took = performance.now() - started - 1_500;
+    expect(error).toBeInstanceOf(CttSolveAbortedError);
+    expect((error as Error).name).toBe('AbortError');
+    // Cooperative stop: the worker answered (with its best so far) well before the 1 s kill.
+    expect(took).toBeLessThan(500);
+    expect((error as CttSolveAbortedError).partial?.stopReason).toBe('aborted');
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(solveInWorker(model, {}, { signal: controller.signal })).rejects.toBeInstanceOf(CttSolveAbortedError);
+  });
+
+  it('passes solver errors back (an invalid model)', async () => {
+    const broken = { ...model, curricula: [{ code: 'X', courses: ['nope'] }] };
+    await expect(solveInWorker(broken, { maxIterations: 10 })).rejects.toBeInstanceOf(CttSolverWorkerError);
+    await expect(solveInWorker(broken, { maxIterations: 10 })).rejects.toThrow('unknown course nope');
+  });
+});
