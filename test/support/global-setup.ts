@@ -2,6 +2,9 @@
 // CI=true, and otherwise its absence is announced loudly (its test files then skip).
 // Test files learn the outcome from process.env.JIAOWU_TEST_RABBIT ('1' | '0') and from
 // `inject('rabbitAvailable')`.
+// A type-only import of 'vitest' puts the module into programs that contain no test
+// file (tsconfig.build.json), so the augmentation below resolves; nothing is emitted.
+import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { postgresAvailable, rabbitAvailable, rabbitUrl, RABBIT_ENV_FLAG, redact, testDatabaseUrl } from './services.js';
 
