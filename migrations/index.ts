@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261129190810 } from './Migration20261129190810';
+
+/** Every migration, in order. A new file from `npm run migration:create` must be added here. */
+export const migrationsList: MigrationObject[] = [
+  { name: 'Migration20261129190810', class: Migration20261129190810 },
+];

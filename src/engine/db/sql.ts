@@ -1,0 +1,49 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool, PoolClient } from 'pg';
+
+/**
+ * How the engine runs a statement: `$1`-style SQL against either its own pg pool
+ * (runner, publisher, maintenance) or the caller's MikroORM transaction (enqueue,
+ * and processors that complete inside their own transaction).
+ */
+export type Sql = <Row = Record<string, unknown>>(text: string, params?: readonly unknown[]) => Promise<Row[]>;
+
+export function poolSql(pool: Pool | PoolClient): Sql {
+  return async <Row>(text: string, params: readonly unknown[] = []) => {
+    const result = await pool.query(text, params as unknown[]);
+    return result.rows as Row[];
+  };
+}
+
+/**
+ * MikroORM's raw execution goes through knex, which binds `?` placeholders. The
+ * engine's statements use `$n`; rewrite them (in order of appearance, so `$1` may
+ * appear twice). The engine's SQL never uses the jsonb `?` operators.
+ */
+export function emSql(em: EntityManager): Sql {
+  return async <Row>(text: string, params: readonly unknown[] = []) => {
+    const ordered: unknown[] = [];
+    const knexText = text.replace(/\$(\d+)/g, (_match, index: string) => {
+      ordered.push(params[Number(index) - 1]);
+      return '?';
+    });
+    const rows = await em.getConnection().execute(knexText, ordered, 'all', em.getTransactionContext());
+    return rows as Row[];
+  };
+}
+
+/** Runs `work` in one transaction on a pooled client. */
+export async function inTransaction<T>(pool: Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(poolSql(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { ClientConfig, Pool } from 'pg';
+import type { Logger } from 'pino';
+import { emSql, inTransaction, poolSql } from './db/sql';
+import { enqueueWith, type EnqueueRequest, type EnqueueResult } from './enqueue';
+import { conflict, isUniqueViolation, notFound } from './errors';
+import type { EventBus } from './events/event-bus';
+import { checkMessagingHealth, type MessagingHealth } from './health';
+import { LeaseRescuer } from './maintenance/lease-rescuer';
+import { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
+import { OutboxRepublisher } from './maintenance/outbox-republisher';
+import { RetentionCleaner } from './maintenance/retention-cleaner';
+import { EngineMetrics } from './metrics';
+import { OutboxPublisher, OutboxWaker } from './publisher';
+import { cancelJob } from './queries/cancel-job';
+import { getJob } from './queries/get-job';
+import { toSnapshot } from './queries/job-row';
+import { recoverOnStartup } from './queries/recover-on-startup';
+import { retryJob } from './queries/retry-job';
+import type { KindRegistration, KindRegistry } from './registry';
+import { Runner } from './runner';
+import type { JobTransport } from './transport/transport';
+import { eventOf, isTerminal, JobEventReason, type JobEvent, type JobId, type JobSnapshot } from './types';
+
+export interface EngineSettings {
+  leaseSeconds: number;
+  attemptLimit: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  publisherPollMs: number;
+  publisherBatchSize: number;
+  maintenanceIntervalSeconds: number;
+  republishAfterSeconds: number;
+  retentionDays: number;
+  cleanupBatchSize: number;
+  /** Consumers per kind in this process (overrides the kind's registered default). */
+  consumers: Record<string, number>;
+}
+
+export interface EngineRoles {
+  /** Publish the outbox (cheap; every process that enqueues should). */
+  publisher: boolean;
+  /** Consume and run jobs. */
+  worker: boolean;
+  /** Take part in the maintenance passes (one process runs each pass). */
+  maintenance: boolean;
+}
+
+export interface EngineOptions {
+  orm: MikroORM;
+  pool: Pool;
+  /** Connection settings for the publisher's LISTEN connection. */
+  listenConnection: ClientConfig;
+  transport: JobTransport;
+  bus: EventBus;
+  registry: KindRegistry;
+  logger: Logger;
+  settings: EngineSettings;
+  roles: EngineRoles;
+  metrics?: EngineMetrics;
+}
+
+/**
+ * The job engine's one face: enqueue, cancel, retry, read, watch, health; and the
+ * lifecycle of its publisher, runner and maintenance in this process.
+ */
+export class JobEngine {
+  readonly metrics: EngineMetrics;
+  readonly publisher: OutboxPublisher | null;
+  readonly runner: Runner | null;
+  readonly maintenance: MaintenanceScheduler;
+  readonly leaseRescuer: LeaseRescuer;
+  readonly outboxRepublisher: OutboxRepublisher;
+  readonly retentionCleaner: RetentionCleaner;
+  private readonly waker: OutboxWaker;
+  /** Jobs enqueued in a MikroORM transaction, announced once it commits. */
+  private readonly awaitingCommit = new WeakMap<object, JobSnapshot[]>();
+  private started = false;
+
+  constructor(private readonly options: EngineOptions) {
+    const { pool, transport, logger, settings } = options;
+    this.metrics = options.metrics ?? new EngineMetrics();
+    this.publisher = options.roles.publisher
+      ? new OutboxPublisher({
+          pool,
+          listenConnection: options.listenConnection,
+          transport,
+          metrics: this.metrics,
+          logger: logger.child({ part: 'publisher' }),
+          settings: { pollMs: settings.publisherPollMs, batchSize: settings.publisherBatchSize },
+        })
+      : null;
+    this.runner = options.roles.worker
+      ? new Runner({
+          pool,
+          orm: options.orm,
+          transport,
+          bus: options.bus,
+          registry: options.registry,
+          metrics: this.metrics,
+          logger: logger.child({ part: 'runner' }),
+          settings: {
+            leaseSeconds: settings.leaseSeconds,
+            attemptLimit: settings.attemptLimit,
+            retryBaseMs: settings.retryBaseMs,
+            retryMaxMs: settings.retryMaxMs,
+            consumers: settings.consumers,
+          },
+        })
+      : null;
+    this.waker = new OutboxWaker(pool, this.publisher, logger);
+    const maintenanceLogger = logger.child({ part: 'maintenance' });
+    const wake = () => this.waker.committed();
+    this.leaseRescuer = new LeaseRescuer({ pool, metrics: this.metrics, logger: maintenanceLogger, onRescued: wake });
+    this.outboxRepublisher = new OutboxRepublisher(
+      { pool, metrics: this.metrics, logger: maintenanceLogger, onRepublished: wake },
+      { strandedAfterSeconds: settings.republishAfterSeconds },
+    );
+    this.retentionCleaner = new RetentionCleaner(
+      { pool, metrics: this.metrics, logger: maintenanceLogger },
+      { retentionDays: settings.retentionDays, batchSize: settings.cleanupBatchSize },
+    );
+    this.maintenance = new MaintenanceScheduler({
+      pool,
+      logger: maintenanceLogger,
+      services: [this.leaseRescuer, this.outboxRepublisher, this.retentionCleaner],
+      intervalMs: settings.maintenanceIntervalSeconds * 1_000,
+    });
+    this.listenForCommits();
+  }
+
+  get transport(): JobTransport {
+    return this.options.transport;
+  }
+
+  get bus(): EventBus {
+    return this.options.bus;
+  }
+
+  get registry(): KindRegistry {
+    return this.options.registry;
+  }
+
+  register<Input, Result>(registration: KindRegistration<Input, Result>): void {
+    this.options.registry.register(registration);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const { transport, bus, logger, roles } = this.options;
+    await transport.start(this.options.registry.names());
+    await bus.start();
+    if (roles.worker || roles.publisher) {
+      const recovered = await recoverOnStartup(poolSql(this.options.pool), { durableTransport: transport.durable });
+      if (recovered.requeued + recovered.orphansCompleted + recovered.resent > 0) logger.info(recovered, 'startup recovery');
+    }
+    await this.publisher?.start();
+    await this.runner?.start();
+    if (roles.maintenance) this.maintenance.start();
+  }
+
+  /** Stop taking work, finish or release running jobs within `graceMs`, stop publishing. */
+  async stop(graceMs: number): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.maintenance.stop();
+    await this.runner?.stop(graceMs);
+    await this.publisher?.stop();
+  }
+
+  /**
+   * Enqueue a job. With `em` (inside `em.transactional`), the job is written in the
+   * caller's transaction and announced when it commits; without, in a transaction of
+   * its own.
+   */
+  async enqueue(request: EnqueueRequest, em?: EntityManager): Promise<EnqueueResult> {
+    if (em && em.isInTransaction()) {
+      const result = await enqueueWith(emSql(em), this.options.registry, request);
+      if (result.created) {
+        const context = em.getTransactionContext() as object;
+        const list = this.awaitingCommit.get(context) ?? [];
+        list.push(result.job);
+        this.awaitingCommit.set(context, list);
+      }
+      return result;
+    }
+    const result = await inTransaction(this.options.pool, (sql) => enqueueWith(sql, this.options.registry, request));
+    if (result.created) this.announce([result.job]);
+    return result;
+  }
+
+  async getJob(jobId: string): Promise<JobSnapshot | null> {
+    const row = await getJob(poolSql(this.options.pool), jobId);
+    return row ? toSnapshot(row) : null;
+  }
+
+  /** Cancel: a queued job ends at once; a running one is asked to stop (cooperatively). */
+  async cancel(jobId: string): Promise<JobSnapshot> {
+    const row = await cancelJob(poolSql(this.options.pool), jobId);
+    if (!row) {
+      const existing = await this.getJob(jobId);
+      if (!existing) throw notFound(`No job with id ${jobId}`, { jobId });
+      throw conflict(`Job ${jobId} has already ended (${existing.status}); there is nothing to cancel`, { jobId, status: existing.status });
+    }
+    const job = toSnapshot(row);
+    this.options.bus.publish(eventOf(job, isTerminal(job.status) ? JobEventReason.CANCELLED : JobEventReason.CANCEL_REQUESTED));
+    return job;
+  }
+
+  /** Retry a FAILED or CANCELLED job as a new attempt series. */
+  async retry(jobId: string): Promise<JobSnapshot> {
+    let row;
+    try {
+      row = await retryJob(poolSql(this.options.pool), { jobId, outboxId: randomUUID() });
+    } catch (error) {
+      if (isUniqueViolation(error, 'jobs_exclusive_key_active_unique')) {
+        throw conflict(`Another job is active for the same target as job ${jobId}; wait for it to finish or cancel it`, { jobId });
+      }
+      throw error;
+    }
+    if (!row) {
+      const existing = await this.getJob(jobId);
+      if (!existing) throw notFound(`No job with id ${jobId}`, { jobId });
+      throw conflict(`Only a FAILED or CANCELLED job can be retried; job ${jobId} is ${existing.status}`, { jobId, status: existing.status });
+    }
+    const job = toSnapshot(row);
+    this.waker.committed();
+    this.options.bus.publish(eventOf(job, JobEventReason.RETRIED));
+    return job;
+  }
+
+  async health(): Promise<MessagingHealth> {
+    return checkMessagingHealth(this.options.pool, this.options.transport);
+  }
+
+  /** Watch every job event in this process (the bus carries events from all processes). */
+  subscribe(listener: (event: JobEvent) => void): () => void {
+    return this.options.bus.subscribe(listener);
+  }
+
+  private announce(jobs: JobSnapshot[]): void {
+    this.waker.committed();
+    for (const job of jobs) this.options.bus.publish(eventOf(job, JobEventReason.ENQUEUED));
+  }
+
+  private listenForCommits(): void {
+    const subscriber: EventSubscriber = {
+      afterTransactionCommit: async (args: TransactionEventArgs) => {
+        const context = args.transaction as object | undefined;
+        const jobs = context ? this.awaitingCommit.get(context) : undefined;
+        if (!jobs || !context) return;
+        this.awaitingCommit.delete(context);
+        this.announce(jobs);
+      },
+      afterTransactionRollback: async (args: TransactionEventArgs) => {
+        if (args.transaction) this.awaitingCommit.delete(args.transaction as object);
+      },
+    };
+    this.options.orm.em.getEventManager().registerSubscriber(subscriber);
+  }
+}
+
+export type { JobId };

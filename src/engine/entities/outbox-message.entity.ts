@@ -1,0 +1,71 @@
+import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { OutboxState } from '../types';
+
+/**
+ * Delivery mechanics of one job attempt-series: written with the job in the
+ * caller's transaction, published to the transport, claimed with a lease by a
+ * runner, completed, and deleted after the retention period.
+ * Each partial index below serves exactly one reader, named beside it.
+ */
+@Entity({ tableName: 'job_outbox' })
+// outbox publisher: the next due PENDING rows, oldest first
+@Index({
+  name: 'job_outbox_pending_index',
+  expression: `create index "job_outbox_pending_index" on "job_outbox" ("available_at", "created_at") where "state" = 'PENDING'`,
+})
+// lease rescuer: PROCESSING rows whose lease has expired
+@Index({
+  name: 'job_outbox_processing_lease_index',
+  expression: `create index "job_outbox_processing_lease_index" on "job_outbox" ("lease_expires_at") where "state" = 'PROCESSING'`,
+})
+// outbox republisher: rows stranded in PUBLISHING/PUBLISHED
+@Index({
+  name: 'job_outbox_in_flight_index',
+  expression: `create index "job_outbox_in_flight_index" on "job_outbox" ("updated_at") where "state" in ('PUBLISHING', 'PUBLISHED')`,
+})
+// retention cleaner: completed rows by completion time (the seed's composite index)
+@Index({ name: 'job_outbox_state_completed_at_index', properties: ['state', 'completedAt'] })
+// health: backlog per state and kind
+@Index({ name: 'job_outbox_state_kind_index', properties: ['state', 'kind'] })
+@Index({ name: 'job_outbox_job_id_index', properties: ['jobId'] })
+export class OutboxMessageEntity {
+  @PrimaryKey({ type: 'uuid' })
+  id!: string;
+
+  @Property({ type: 'uuid' })
+  jobId!: string;
+
+  @Property({ type: 'text' })
+  kind!: string;
+
+  @Enum({ items: () => OutboxState, type: 'text' })
+  state: OutboxState = OutboxState.PENDING;
+
+  @Property({ type: 'uuid', nullable: true })
+  processingToken?: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  leaseExpiresAt?: Date | null;
+
+  @Property({ type: 'integer', default: 0 })
+  processingAttempts: number = 0;
+
+  @Property({ type: 'text', nullable: true })
+  lastError?: string | null;
+
+  /** Not before this time may the publisher send it (retry back-off on non-durable transports). */
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  availableAt!: Date;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt!: Date;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  updatedAt!: Date;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  publishedAt?: Date | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  completedAt?: Date | null;
+}

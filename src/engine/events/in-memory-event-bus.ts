@@ -1,0 +1,39 @@
+import type { JobEvent } from '../types';
+import type { EventBus, JobEventListener } from './event-bus';
+
+/** Delivers each event to this process's listeners, asynchronously so a slow listener never delays the writer. */
+export class InMemoryEventBus implements EventBus {
+  readonly name = 'in-memory' as const;
+  private readonly listeners = new Set<JobEventListener>();
+
+  async start(): Promise<void> {}
+
+  publish(event: JobEvent): void {
+    if (this.listeners.size === 0) return;
+    queueMicrotask(() => this.deliver(event));
+  }
+
+  /** Hands an event to local listeners; the RabbitMQ bus calls it for events from the broker. */
+  deliver(event: JobEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // One listener's fault must not starve the others.
+      }
+    }
+  }
+
+  subscribe(listener: JobEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+}

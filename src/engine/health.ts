@@ -1,0 +1,57 @@
+import type { Pool } from 'pg';
+import { poolSql } from './db/sql';
+import { messagingFigures, type BacklogRow } from './queries/messaging-health';
+import type { ConnectionState, JobTransport } from './transport/transport';
+import { OutboxState } from './types';
+
+/** A queued job waiting longer than this makes the service DEGRADED. */
+export const OLDEST_WAITING_DEGRADED_SECONDS = 300;
+
+export type HealthStatus = 'HEALTHY' | 'DEGRADED' | 'UNHEALTHY';
+
+export interface MessagingHealth {
+  status: HealthStatus;
+  /** Why the status is not HEALTHY, in words. */
+  problems: string[];
+  transport: { name: string; durable: boolean; connection: ConnectionState };
+  database: { reachable: boolean };
+  backlog: { byState: Record<string, number>; byKind: BacklogRow[] };
+  expiredLeases: number;
+  oldestQueuedJobAgeSeconds: number | null;
+  oldestPendingMessageAgeSeconds: number | null;
+  checkedAt: Date;
+}
+
+const BACKLOG_STATES = [OutboxState.PENDING, OutboxState.PUBLISHING, OutboxState.PUBLISHED, OutboxState.PROCESSING];
+
+export async function checkMessagingHealth(pool: Pool, transport: JobTransport): Promise<MessagingHealth> {
+  const connection = transport.connectionState();
+  const problems: string[] = [];
+  const byState: Record<string, number> = Object.fromEntries(BACKLOG_STATES.map((s) => [s, 0]));
+  let figures;
+  try {
+    figures = await messagingFigures(poolSql(pool));
+  } catch (error) {
+    problems.push(`database unreachable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);
+  if (figures) {
+    for (const row of figures.backlog) byState[row.state] = (byState[row.state] ?? 0) + row.count;
+    if (figures.expiredLeases > 0) problems.push(`${figures.expiredLeases} message(s) hold an expired lease`);
+    if ((figures.oldestQueuedJobAgeSeconds ?? 0) > OLDEST_WAITING_DEGRADED_SECONDS) {
+      problems.push(`the oldest queued job has waited ${Math.round(figures.oldestQueuedJobAgeSeconds!)} s`);
+    }
+  }
+  const unhealthy = !figures || connection === 'disconnected' || connection === 'closed';
+  return {
+    status: unhealthy ? 'UNHEALTHY' : problems.length > 0 ? 'DEGRADED' : 'HEALTHY',
+    problems,
+    transport: { name: transport.name, durable: transport.durable, connection },
+    database: { reachable: figures !== undefined },
+    backlog: { byState, byKind: figures?.backlog ?? [] },
+    expiredLeases: figures?.expiredLeases ?? 0,
+    oldestQueuedJobAgeSeconds: figures?.oldestQueuedJobAgeSeconds ?? null,
+    oldestPendingMessageAgeSeconds: figures?.oldestPendingMessageAgeSeconds ?? null,
+    checkedAt: new Date(),
+  };
+}

@@ -1,0 +1,57 @@
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { poolSql } from '../db/sql';
+import type { EngineMetrics } from '../metrics';
+import { republishStranded } from '../queries/republish-stranded';
+
+export const OUTBOX_REPUBLISHER_STRANDED_AFTER_SECONDS_DEFAULT = 300;
+export const OUTBOX_REPUBLISHER_BATCH_SIZE_DEFAULT = 500;
+export const OUTBOX_REPUBLISHER_MAX_BATCHES_DEFAULT = 20;
+
+export interface OutboxRepublisherConfig {
+  /** A message PUBLISHING/PUBLISHED (and due) longer than this is taken as lost. */
+  strandedAfterSeconds: number;
+  batchSize: number;
+  maxBatches: number;
+}
+
+export function validateOutboxRepublisherConfig(config: Partial<OutboxRepublisherConfig> = {}): OutboxRepublisherConfig {
+  const result = {
+    strandedAfterSeconds: config.strandedAfterSeconds ?? OUTBOX_REPUBLISHER_STRANDED_AFTER_SECONDS_DEFAULT,
+    batchSize: config.batchSize ?? OUTBOX_REPUBLISHER_BATCH_SIZE_DEFAULT,
+    maxBatches: config.maxBatches ?? OUTBOX_REPUBLISHER_MAX_BATCHES_DEFAULT,
+  };
+  if (!(result.strandedAfterSeconds >= 1)) throw new Error(`strandedAfterSeconds must be at least 1, got ${result.strandedAfterSeconds}`);
+  if (!(result.batchSize >= 1)) throw new Error(`batchSize must be at least 1, got ${result.batchSize}`);
+  if (!(result.maxBatches >= 1)) throw new Error(`maxBatches must be at least 1, got ${result.maxBatches}`);
+  return result;
+}
+
+/** Sends again what left for the broker but never arrived (see the query). */
+export class OutboxRepublisher {
+  readonly name = 'outbox-republisher';
+  private readonly config: OutboxRepublisherConfig;
+
+  constructor(
+    private readonly deps: { pool: Pool; metrics: EngineMetrics; logger: Logger; onRepublished?: () => void },
+    config: Partial<OutboxRepublisherConfig> = {},
+  ) {
+    this.config = validateOutboxRepublisherConfig(config);
+  }
+
+  async runOnce(): Promise<number> {
+    const sql = poolSql(this.deps.pool);
+    let total = 0;
+    for (let batch = 0; batch < this.config.maxBatches; batch++) {
+      const count = await republishStranded(sql, { olderThanSeconds: this.config.strandedAfterSeconds, limit: this.config.batchSize });
+      total += count;
+      if (count < this.config.batchSize) break;
+    }
+    if (total > 0) {
+      this.deps.metrics.republished.add(total);
+      this.deps.logger.warn({ republished: total }, 'stranded outbox messages sent again');
+      this.deps.onRepublished?.();
+    }
+    return total;
+  }
+}

@@ -1,0 +1,205 @@
+import { Client, type ClientConfig, type Pool } from 'pg';
+import type { Logger } from 'pino';
+import { poolSql, type Sql } from './db/sql';
+import type { EngineMetrics } from './metrics';
+import { claimForPublish, nextPendingDueAt } from './queries/claim-for-publish';
+import { markPublished, markPublishFailed } from './queries/mark-published';
+import type { JobTransport } from './transport/transport';
+import { asJobId, asOutboxId, type JobMessage } from './types';
+
+/** The channel enqueuers NOTIFY when no publisher runs in their own process. */
+export const OUTBOX_CHANNEL = 'jiaowu_outbox';
+/** How long a failed publish waits before the row is tried again. */
+export const PUBLISH_RETRY_MS = 2_000;
+const LISTEN_RECONNECT_MAX_MS = 10_000;
+
+export interface PublisherSettings {
+  /** The safety-net poll when nothing wakes the publisher. */
+  pollMs: number;
+  batchSize: number;
+}
+
+/**
+ * Moves PENDING outbox rows to the transport: claim a batch (SKIP LOCKED, so any
+ * number of processes can run one), publish with confirms, mark PUBLISHED. It drains
+ * without pausing while there is work, then sleeps until woken — in-process by
+ * `wake()`, across processes by LISTEN/NOTIFY — or until the next retry falls due,
+ * or the slow poll.
+ */
+export class OutboxPublisher {
+  private readonly sql: Sql;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private woken = false;
+  private listener: Client | null = null;
+  private listenRetryMs = 250;
+  private listenTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: {
+      pool: Pool;
+      listenConnection: ClientConfig;
+      transport: JobTransport;
+      metrics: EngineMetrics;
+      logger: Logger;
+      settings: PublisherSettings;
+    },
+  ) {
+    this.sql = poolSql(deps.pool);
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.listen().catch((error) => {
+      this.deps.logger.warn({ err: error }, 'LISTEN failed; polling until it reconnects');
+      this.scheduleListen();
+    });
+    this.loop = this.run();
+  }
+
+  /** Something was enqueued: drain now (cheap to call often; wakes at most one pass). */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    if (this.listenTimer) clearTimeout(this.listenTimer);
+    await this.loop;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** One pass: publish every due row, batch after batch. Returns how many were published. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows = await claimForPublish(this.sql, this.deps.settings.batchSize);
+      if (rows.length === 0) return total;
+      const messages: JobMessage[] = rows.map((r) => ({ outboxId: asOutboxId(r.id), jobId: asJobId(r.job_id), kind: r.kind }));
+      const ids = rows.map((r) => r.id);
+      const started = performance.now();
+      try {
+        await this.deps.transport.publish(messages);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, count: ids.length }, 'publish failed; rows go back to PENDING');
+        await markPublishFailed(this.sql, ids, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
+        throw error;
+      }
+      this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
+      await markPublished(this.sql, ids);
+      this.deps.metrics.published.add(ids.length);
+      total += ids.length;
+      if (rows.length < this.deps.settings.batchSize) return total;
+    }
+  }
+
+  private async run(): Promise<void> {
+    let failureDelayMs = 0;
+    while (this.running) {
+      this.woken = false;
+      let sleepMs = this.deps.settings.pollMs;
+      try {
+        await this.drain();
+        failureDelayMs = 0;
+        const due = await nextPendingDueAt(this.sql);
+        if (due) sleepMs = Math.min(sleepMs, Math.max(0, due.getTime() - Date.now()));
+      } catch (error) {
+        // Database or broker away: back off, but keep trying — recovery needs no operator.
+        failureDelayMs = Math.min(Math.max(failureDelayMs * 2, 250), 5_000);
+        sleepMs = failureDelayMs;
+        this.deps.logger.warn({ err: error, retryInMs: sleepMs }, 'outbox publisher pass failed');
+      }
+      if (!this.running) break;
+      if (this.woken && failureDelayMs === 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, sleepMs);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wakeUp = done;
+      });
+      this.wakeUp = null;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client(this.deps.listenConnection);
+    client.on('notification', () => this.wake());
+    client.on('error', (error) => {
+      this.deps.logger.warn({ err: error }, 'LISTEN connection lost');
+      this.dropListener(client);
+    });
+    client.on('end', () => this.dropListener(client));
+    await client.connect();
+    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    this.listener = client;
+    this.listenRetryMs = 250;
+    // Anything enqueued while we were not listening.
+    this.wake();
+  }
+
+  private dropListener(client: Client): void {
+    if (this.listener !== client) return;
+    this.listener = null;
+    client.end().catch(() => undefined);
+    this.scheduleListen();
+  }
+
+  private scheduleListen(): void {
+    if (!this.running || this.listenTimer) return;
+    const delay = this.listenRetryMs;
+    this.listenRetryMs = Math.min(this.listenRetryMs * 2, LISTEN_RECONNECT_MAX_MS);
+    this.listenTimer = setTimeout(() => {
+      this.listenTimer = null;
+      if (this.running) this.listen().catch(() => this.scheduleListen());
+    }, delay);
+  }
+}
+
+/**
+ * Wakes a publisher after an enqueue commits. In a process that runs a publisher the
+ * wake is a function call; elsewhere one NOTIFY is sent for any number of enqueues
+ * that commit while a previous NOTIFY is still on its way — never one per job.
+ */
+export class OutboxWaker {
+  private notifying = false;
+  private again = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly localPublisher: OutboxPublisher | null,
+    private readonly logger: Logger,
+  ) {}
+
+  committed(): void {
+    if (this.localPublisher) {
+      this.localPublisher.wake();
+      return;
+    }
+    if (this.notifying) {
+      this.again = true;
+      return;
+    }
+    this.notifying = true;
+    void this.notify();
+  }
+
+  private async notify(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+      } catch (error) {
+        // The slow poll picks the job up; nothing is lost.
+        this.logger.debug({ err: error }, 'outbox NOTIFY failed');
+      }
+    } while (this.again);
+    this.notifying = false;
+  }
+}

@@ -1,0 +1,37 @@
+import type { Sql } from '../db/sql';
+import { jobColumnsOf, type JobRow } from './job-row';
+
+/**
+ * A cancel request. A QUEUED job ends CANCELLED at once and its outbox row is
+ * completed unless a runner holds it right now (then that runner sees the request).
+ * A RUNNING job only gets `cancel_requested_at`: its runner aborts the processor's
+ * signal and writes CANCELLED itself, fenced by its token.
+ * Returns the job as it is after the request, or nothing if the job is terminal
+ * or unknown.
+ */
+export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(
+    `WITH target AS (
+       SELECT j.id, j.status,
+         EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.state = 'PROCESSING' AND o.lease_expires_at >= now()) AS held
+       FROM jobs j WHERE j.id = $1 AND j.status IN ('QUEUED', 'RUNNING')
+       FOR UPDATE OF j
+     ), outbox AS (
+       UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+         completed_at = now(), updated_at = now()
+       FROM target t
+       WHERE o.job_id = t.id AND t.status = 'QUEUED' AND NOT t.held AND o.state <> 'COMPLETED'
+     )
+     UPDATE jobs j SET
+       cancel_requested_at = coalesce(j.cancel_requested_at, now()),
+       status = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN 'CANCELLED' ELSE j.status END,
+       completed_at = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN now() ELSE j.completed_at END,
+       exclusive_key = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN NULL ELSE j.exclusive_key END,
+       message = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN 'Cancelled before it started' ELSE 'Cancellation requested' END,
+       updated_at = now(), sequence = j.sequence + 1
+     FROM target t WHERE j.id = t.id
+     RETURNING ${jobColumnsOf('j')}`,
+    [jobId],
+  );
+  return rows[0];
+}

@@ -1,0 +1,15 @@
+import type { Sql } from '../db/sql';
+
+/** One batch of completed outbox rows past retention, oldest first (served by the state+completed_at index). */
+export async function deleteCompletedBatch(sql: Sql, args: { retentionDays: number; batchSize: number }): Promise<number> {
+  const rows = await sql<{ id: string }>(
+    `DELETE FROM job_outbox WHERE id IN (
+       SELECT id FROM job_outbox
+       WHERE state = 'COMPLETED' AND completed_at < now() - make_interval(days => $1)
+       ORDER BY completed_at LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     ) RETURNING id`,
+    [args.retentionDays, args.batchSize],
+  );
+  return rows.length;
+}

@@ -1,0 +1,45 @@
+import type { Sql } from '../db/sql';
+import { JobStatus } from '../types';
+import { jobColumnsOf, type JobRow } from './job-row';
+import { LAST_ERROR_MAX_LENGTH } from './release-message';
+
+/**
+ * Ends a claimed job as FAILED or CANCELLED: the outbox row is COMPLETED (nothing
+ * more to deliver) and the job gets its final status, unless it is terminal already.
+ * Fenced by the token like every write after the claim.
+ */
+export async function finishJob(
+  sql: Sql,
+  args: {
+    outboxId: string;
+    token: string;
+    status: JobStatus.FAILED | JobStatus.CANCELLED;
+    errorMessage: string | null;
+    message: string;
+  },
+): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(
+    `WITH done AS (
+       UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+         last_error = coalesce(left($4, ${LAST_ERROR_MAX_LENGTH}), last_error), completed_at = now(), updated_at = now()
+       WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
+       RETURNING job_id
+     )
+     UPDATE jobs j SET status = $3, error_message = left($4, ${LAST_ERROR_MAX_LENGTH}), message = $5,
+       completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
+     FROM done WHERE j.id = done.job_id AND j.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+     RETURNING ${jobColumnsOf('j')}`,
+    [args.outboxId, args.token, args.status, args.errorMessage, args.message],
+  );
+  return rows[0];
+}
+
+/** Completes an outbox row whose job is already terminal (nothing left to do). */
+export async function completeOrphanMessage(sql: Sql, outboxId: string, token: string): Promise<void> {
+  await sql(
+    `UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+       completed_at = now(), updated_at = now()
+     WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2`,
+    [outboxId, token],
+  );
+}

@@ -1,0 +1,17 @@
+import type { Sql } from '../db/sql';
+import { JOB_COLUMNS, type JobRow } from './job-row';
+
+export async function getJob(sql: Sql, jobId: string): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [jobId]);
+  return rows[0];
+}
+
+export async function getJobByIdempotencyKey(sql: Sql, kind: string, key: string): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE kind = $1 AND idempotency_key = $2`, [kind, key]);
+  return rows[0];
+}
+
+export async function getActiveJobByExclusiveKey(sql: Sql, exclusiveKey: string): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE exclusive_key = $1`, [exclusiveKey]);
+  return rows[0];
+}

@@ -1,0 +1,25 @@
+import type { Sql } from '../db/sql';
+
+/**
+ * After the broker confirmed. Only rows still PUBLISHING move: a fast consumer may
+ * already have claimed the message (PROCESSING), and that must not be undone.
+ */
+export async function markPublished(sql: Sql, outboxIds: readonly string[]): Promise<void> {
+  if (outboxIds.length === 0) return;
+  await sql(
+    `UPDATE job_outbox SET state = 'PUBLISHED', published_at = now(), updated_at = now()
+     WHERE id = ANY($1::uuid[]) AND state = 'PUBLISHING'`,
+    [outboxIds],
+  );
+}
+
+/** The broker refused or did not confirm: back to PENDING for a later try. */
+export async function markPublishFailed(sql: Sql, outboxIds: readonly string[], error: string, retryInMs: number): Promise<void> {
+  if (outboxIds.length === 0) return;
+  await sql(
+    `UPDATE job_outbox SET state = 'PENDING', last_error = left($2, 2000),
+       available_at = now() + make_interval(secs => $3::double precision / 1000), updated_at = now()
+     WHERE id = ANY($1::uuid[]) AND state = 'PUBLISHING'`,
+    [outboxIds, error, retryInMs],
+  );
+}

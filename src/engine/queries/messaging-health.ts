@@ -1,0 +1,33 @@
+import type { Sql } from '../db/sql';
+
+export interface BacklogRow {
+  state: string;
+  kind: string;
+  count: number;
+}
+
+export interface MessagingFigures {
+  backlog: BacklogRow[];
+  expiredLeases: number;
+  oldestQueuedJobAgeSeconds: number | null;
+  oldestPendingMessageAgeSeconds: number | null;
+}
+
+/** The health figures in one round trip; each sub-query is served by a partial index. */
+export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
+  const rows = await sql<{ backlog: BacklogRow[] | null; expired: number; oldest_job: number | null; oldest_pending: number | null }>(
+    `SELECT
+       (SELECT json_agg(json_build_object('state', state, 'kind', kind, 'count', n))
+          FROM (SELECT state, kind, count(*)::int AS n FROM job_outbox WHERE state <> 'COMPLETED' GROUP BY state, kind) b) AS backlog,
+       (SELECT count(*)::int FROM job_outbox WHERE state = 'PROCESSING' AND lease_expires_at < now()) AS expired,
+       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE status = 'QUEUED') AS oldest_job,
+       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM job_outbox WHERE state = 'PENDING') AS oldest_pending`,
+  );
+  const row = rows[0]!;
+  return {
+    backlog: row.backlog ?? [],
+    expiredLeases: row.expired,
+    oldestQueuedJobAgeSeconds: row.oldest_job,
+    oldestPendingMessageAgeSeconds: row.oldest_pending,
+  };
+}

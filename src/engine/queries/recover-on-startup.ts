@@ -1,0 +1,41 @@
+import type { Sql } from '../db/sql';
+
+export interface StartupRecoveryCounts {
+  requeued: number;
+  orphansCompleted: number;
+  resent: number;
+}
+
+/**
+ * Set-based repairs at start-up, each one statement — never a scan of history into
+ * memory:
+ *  - an active job with no live outbox row (NOT EXISTS) gets a fresh PENDING row;
+ *  - a live outbox row whose job is already terminal is completed;
+ *  - on a non-durable transport, what was PUBLISHING/PUBLISHED lived only in a
+ *    process's memory: back to PENDING so it is sent again.
+ */
+export async function recoverOnStartup(sql: Sql, args: { durableTransport: boolean }): Promise<StartupRecoveryCounts> {
+  const requeued = await sql(
+    `INSERT INTO job_outbox (id, job_id, kind, state)
+     SELECT gen_random_uuid(), j.id, j.kind, 'PENDING' FROM jobs j
+     WHERE j.status IN ('QUEUED', 'RUNNING')
+       AND NOT EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.state <> 'COMPLETED')
+     RETURNING id`,
+  );
+  const orphans = await sql(
+    `UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+       completed_at = now(), updated_at = now()
+     FROM jobs j
+     WHERE o.job_id = j.id AND o.state IN ('PENDING', 'PUBLISHING', 'PUBLISHED')
+       AND j.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+     RETURNING o.id`,
+  );
+  let resent: unknown[] = [];
+  if (!args.durableTransport) {
+    resent = await sql(
+      `UPDATE job_outbox SET state = 'PENDING', updated_at = now()
+       WHERE state IN ('PUBLISHING', 'PUBLISHED') RETURNING id`,
+    );
+  }
+  return { requeued: requeued.length, orphansCompleted: orphans.length, resent: resent.length };
+}

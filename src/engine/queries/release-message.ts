@@ -1,0 +1,41 @@
+import type { Sql } from '../db/sql';
+import { OutboxState } from '../types';
+import { jobColumnsOf, type JobRow } from './job-row';
+
+export const LAST_ERROR_MAX_LENGTH = 2000;
+
+/**
+ * Release for retry after a failed attempt, fenced by the token. The row goes back
+ * to PUBLISHED when the transport is durable (the broker still holds the message and
+ * redelivers it after the back-off) and to PENDING when it is not (the publisher must
+ * send it again once `available_at` is due). The job waits as QUEUED meanwhile.
+ * `refundAttempt` is for shutdown: a deploy should not use up a job's attempts.
+ */
+export async function releaseMessage(
+  sql: Sql,
+  args: {
+    outboxId: string;
+    token: string;
+    releaseTo: OutboxState.PUBLISHED | OutboxState.PENDING;
+    error: string | null;
+    retryInMs: number;
+    message: string;
+    refundAttempt: boolean;
+  },
+): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(
+    `WITH released AS (
+       UPDATE job_outbox SET state = $3, processing_token = NULL, lease_expires_at = NULL,
+         last_error = coalesce(left($4, ${LAST_ERROR_MAX_LENGTH}), last_error),
+         processing_attempts = processing_attempts - CASE WHEN $7 THEN 1 ELSE 0 END,
+         available_at = now() + make_interval(secs => $5::double precision / 1000), updated_at = now()
+       WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
+       RETURNING job_id
+     )
+     UPDATE jobs j SET status = 'QUEUED', message = $6, updated_at = now(), sequence = j.sequence + 1
+     FROM released r WHERE j.id = r.job_id AND j.status = 'RUNNING'
+     RETURNING ${jobColumnsOf('j')}`,
+    [args.outboxId, args.token, args.releaseTo, args.error, args.retryInMs, args.message, args.refundAttempt],
+  );
+  return rows[0];
+}

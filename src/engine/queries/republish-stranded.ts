@@ -1,0 +1,25 @@
+import type { Sql } from '../db/sql';
+
+/**
+ * Messages that left for the broker but were never picked up: PUBLISHING for too
+ * long (the publisher died before the confirm) or PUBLISHED and due for too long
+ * (the broker or an in-memory queue lost them). Back to PENDING; a duplicate
+ * delivery is harmless because only one claim can win.
+ */
+export async function republishStranded(sql: Sql, args: { olderThanSeconds: number; limit: number }): Promise<number> {
+  const rows = await sql<{ id: string }>(
+    `UPDATE job_outbox o SET state = 'PENDING', available_at = now(), updated_at = now()
+     FROM (
+       SELECT id FROM job_outbox
+       WHERE state IN ('PUBLISHING', 'PUBLISHED')
+         AND updated_at < now() - make_interval(secs => $1)
+         AND available_at < now() - make_interval(secs => $1)
+       ORDER BY updated_at LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     ) stranded
+     WHERE o.id = stranded.id
+     RETURNING o.id`,
+    [args.olderThanSeconds, args.limit],
+  );
+  return rows.length;
+}

@@ -1,0 +1,81 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { JobSnapshot } from './types';
+
+/** What a processor uses to tell watchers where it is. */
+export interface ProgressReporter {
+  /** A named step a UI can show ("Building the model"); stored and published at once. */
+  step(name: string, message?: string): void;
+  /** Progress within the job, 0–1, and an optional message; published at most about once a second. */
+  report(fraction: number, message?: string): void;
+}
+
+export interface ProcessorContext<Input> {
+  job: JobSnapshot;
+  input: Input;
+  /** A fresh MikroORM EntityManager for this job. */
+  em: EntityManager;
+  /** Aborted when the job is cancelled, its lease is lost, or the process shuts down. */
+  signal: AbortSignal;
+  logger: Logger;
+  progress: ProgressReporter;
+  /** 1 for the first attempt of this job's current attempt series. */
+  attempt: number;
+  /**
+   * Runs `work` in one transaction that also completes the job, so the processor's
+   * writes and the job's SUCCEEDED commit together or not at all (and only while
+   * this runner still holds the lease). Its return value becomes the job's result.
+   */
+  completeWithin<R>(work: (em: EntityManager) => Promise<R>): Promise<R>;
+}
+
+/** Thrown by a processor for a failure that no retry can fix (bad data): the job fails at once. */
+export class PermanentJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermanentJobError';
+  }
+}
+
+export type Processor<Input = unknown, Result = unknown> = (ctx: ProcessorContext<Input>) => Promise<Result>;
+
+export interface KindDefaults {
+  /** Concurrent jobs of this kind per worker process (1–16). */
+  consumers: number;
+  /** Claims allowed per attempt series before the job fails; defaults to the engine's. */
+  attemptLimit?: number;
+  /** Lease length in seconds; defaults to the engine's. */
+  leaseSeconds?: number;
+}
+
+export interface KindRegistration<Input = unknown, Result = unknown> {
+  kind: string;
+  processor: Processor<Input, Result>;
+  defaults: KindDefaults;
+  /** Checks and normalises input at enqueue; throws to refuse it. */
+  validateInput?: (input: unknown) => Input;
+}
+
+/** The kinds this process knows: the only way a kind plugs into the engine. */
+export class KindRegistry {
+  private readonly kinds = new Map<string, KindRegistration>();
+
+  register<Input, Result>(registration: KindRegistration<Input, Result>): void {
+    if (this.kinds.has(registration.kind)) throw new Error(`job kind ${registration.kind} is registered twice`);
+    this.kinds.set(registration.kind, registration as unknown as KindRegistration);
+  }
+
+  get(kind: string): KindRegistration | undefined {
+    return this.kinds.get(kind);
+  }
+
+  require(kind: string): KindRegistration {
+    const registration = this.kinds.get(kind);
+    if (!registration) throw new Error(`no processor is registered for job kind ${kind}`);
+    return registration;
+  }
+
+  names(): string[] {
+    return [...this.kinds.keys()];
+  }
+}

@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { claimLostDelayMs, retryDelayMs } from './backoff';
+import { emSql, poolSql, type Sql } from './db/sql';
+import type { EventBus } from './events/event-bus';
+import type { EngineMetrics, ProcessOutcome } from './metrics';
+import { JobHeartbeat } from './progress-reporter';
+import { claimMessage, getOutboxState } from './queries/claim-message';
+import { completeJob } from './queries/complete-job';
+import { completeOrphanMessage, finishJob } from './queries/finish-job';
+import { toSnapshot, type JobRow } from './queries/job-row';
+import { releaseMessage } from './queries/release-message';
+import { PermanentJobError, type KindRegistry, type KindRegistration } from './registry';
+import type { ConsumerHandle, JobTransport, Settlement } from './transport/transport';
+import { eventOf, isTerminal, JobEventReason, JobStatus, OutboxState, type JobId, type JobMessage, type JobSnapshot } from './types';
+
+export interface RunnerSettings {
+  leaseSeconds: number;
+  attemptLimit: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Consumers per kind in this process; a kind absent here uses its registered default. */
+  consumers: Record<string, number>;
+}
+
+type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
+
+class JobAborted extends Error {
+  constructor(readonly reason: AbortReason) {
+    super(`job aborted: ${reason}`);
+    this.name = 'AbortError';
+  }
+}
+
+class LeaseLostError extends Error {
+  constructor() {
+    super('the lease on this job was lost to another worker');
+    this.name = 'LeaseLostError';
+  }
+}
+
+interface RunningJob {
+  jobId: JobId;
+  kind: string;
+  controller: AbortController;
+  abort(reason: AbortReason): void;
+}
+
+const ACK: Settlement = { type: 'ack' };
+
+/**
+ * Takes deliveries of every registered kind from the transport and runs them, per
+ * the seed: claim (lease + token) → attempt limit → heartbeat beside the processor →
+ * complete | release for retry | fail; every write after the claim fenced by the token.
+ */
+export class Runner {
+  private readonly sql: Sql;
+  private readonly consumers: ConsumerHandle[] = [];
+  private readonly running = new Map<string, RunningJob>();
+  private unsubscribe: (() => void) | null = null;
+  private shuttingDown = false;
+
+  constructor(
+    private readonly deps: {
+      pool: Pool;
+      orm: MikroORM;
+      transport: JobTransport;
+      bus: EventBus;
+      registry: KindRegistry;
+      metrics: EngineMetrics;
+      logger: Logger;
+      settings: RunnerSettings;
+    },
+  ) {
+    this.sql = poolSql(deps.pool);
+  }
+
+  async start(): Promise<void> {
+    // Cancel requests from any process arrive as events; the heartbeat is the fallback.
+    this.unsubscribe = this.deps.bus.subscribe((event) => {
+      if (event.reason === JobEventReason.CANCEL_REQUESTED) this.running.get(event.jobId)?.abort('cancel');
+    });
+    for (const kind of this.deps.registry.names()) {
+      const registration = this.deps.registry.require(kind);
+      const consumers = this.deps.settings.consumers[kind] ?? registration.defaults.consumers;
+      const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message));
+      this.consumers.push(handle);
+      this.deps.logger.info({ kind, consumers, transport: this.deps.transport.name }, 'consuming jobs');
+    }
+  }
+
+  /** Jobs running in this process now, by kind. */
+  activeByKind(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const job of this.running.values()) counts[job.kind] = (counts[job.kind] ?? 0) + 1;
+    return counts;
+  }
+
+  /**
+   * Graceful shutdown: stop taking work at once, let running jobs finish within
+   * `graceMs`, then abort the rest, which release their messages for another process.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.shuttingDown = true;
+    const idle = Promise.all(this.consumers.map((c) => c.stop()));
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([idle.then(() => 'idle' as const), graceOver]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.deps.logger.warn({ running: this.running.size }, 'grace period over; releasing running jobs');
+      for (const job of this.running.values()) job.abort('shutdown');
+      await idle;
+    }
+    this.unsubscribe?.();
+  }
+
+  private async handle(registration: KindRegistration, message: JobMessage): Promise<Settlement> {
+    const leaseSeconds = registration.defaults.leaseSeconds ?? this.deps.settings.leaseSeconds;
+    const attemptLimit = registration.defaults.attemptLimit ?? this.deps.settings.attemptLimit;
+    const token = randomUUID();
+    const claim = await claimMessage(this.sql, { outboxId: message.outboxId, token, leaseSeconds, attemptLimit });
+
+    if (!claim) return this.claimLost(message, leaseSeconds);
+
+    if (claim.id == null) {
+      // Claimed the message, but the job must not run (again).
+      if (claim.processing_attempts > attemptLimit) {
+        const row = await finishJob(this.sql, {
+          outboxId: message.outboxId,
+          token,
+          status: JobStatus.FAILED,
+          errorMessage:
+            `Automatic retries stopped after ${attemptLimit} attempts. Check the worker logs for job ${message.jobId}, ` +
+            'fix the cause, then retry the job.',
+          message: 'Failed: attempt limit reached',
+        });
+        this.emit(row, JobEventReason.FAILED);
+        this.count(registration.kind, 'retry-limit');
+      } else if (claim.job_status && !isTerminal(claim.job_status as JobStatus)) {
+        const row = await finishJob(this.sql, {
+          outboxId: message.outboxId,
+          token,
+          status: JobStatus.CANCELLED,
+          errorMessage: null,
+          message: 'Cancelled before it started',
+        });
+        this.emit(row, JobEventReason.CANCELLED);
+        this.count(registration.kind, 'cancelled');
+      } else {
+        await completeOrphanMessage(this.sql, message.outboxId, token);
+      }
+      return ACK;
+    }
+
+    const job = toSnapshot(claim as JobRow);
+    this.emit(claim as JobRow, JobEventReason.STARTED);
+    return this.run(registration, message, job, token, leaseSeconds, attemptLimit);
+  }
+
+  private async claimLost(message: JobMessage, leaseSeconds: number): Promise<Settlement> {
+    const row = await getOutboxState(this.sql, message.outboxId);
+    if (!row || row.state === OutboxState.COMPLETED) return ACK;
+    if (row.state === OutboxState.PROCESSING) {
+      // Another runner holds it. If that runner dies, this delivery claims the job
+      // once the lease has expired — faster than waiting for the lease rescuer.
+      return { type: 'retry', delayMs: claimLostDelayMs(row.lease_ms_left, leaseSeconds) };
+    }
+    return { type: 'retry', delayMs: 1_000 };
+  }
+
+  private async run(
+    registration: KindRegistration,
+    message: JobMessage,
+    job: JobSnapshot,
+    token: string,
+    leaseSeconds: number,
+    attemptLimit: number,
+  ): Promise<Settlement> {
+    const { kind } = registration;
+    const controller = new AbortController();
+    let abortReason: AbortReason | null = null;
+    const abort = (reason: AbortReason) => {
+      if (abortReason) return;
+      abortReason = reason;
+      controller.abort(new JobAborted(reason));
+    };
+    const logger = this.deps.logger.child({ jobId: job.id, kind, attempt: job.attempts });
+    let completing = false;
+    let completedRow: JobRow | undefined;
+    const heartbeat = new JobHeartbeat(
+      {
+        sql: this.sql,
+        bus: this.deps.bus,
+        logger,
+        outboxId: message.outboxId,
+        token,
+        leaseSeconds,
+        onLeaseLost: () => {
+          if (!completing) abort('lease-lost');
+        },
+        onCancelRequested: () => abort('cancel'),
+      },
+      job,
+    );
+    this.running.set(job.id, { jobId: job.id, kind, controller, abort });
+    if (this.shuttingDown) abort('shutdown');
+    const startedAt = performance.now();
+    let outcome: ProcessOutcome = 'completed';
+
+    try {
+      const em = this.deps.orm.em.fork();
+      const result = await registration.processor({
+        job,
+        input: job.input,
+        em,
+        signal: controller.signal,
+        logger,
+        progress: heartbeat,
+        attempt: job.attempts,
+        completeWithin: async (work) => {
+          completing = true;
+          const unwritten = await heartbeat.stop();
+          return this.deps.orm.em.fork().transactional(async (txEm) => {
+            const sql = emSql(txEm);
+            // Lock our own row first: the processor's writes commit only while we hold the lease.
+            const held = await sql(
+              `SELECT 1 FROM job_outbox WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2 FOR UPDATE`,
+              [message.outboxId, token],
+            );
+            if (held.length === 0) throw new LeaseLostError();
+            const value = await work(txEm);
+            await txEm.flush();
+            completedRow = await completeJob(sql, { outboxId: message.outboxId, token, result: value, message: null, currentStep: unwritten.step });
+            if (!completedRow) throw new LeaseLostError();
+            return value;
+          });
+        },
+      });
+      const unwritten = await heartbeat.stop();
+      if (abortReason === 'lease-lost') {
+        outcome = 'lease-lost';
+        return ACK;
+      }
+      if (!completedRow) {
+        completedRow = await completeJob(this.sql, { outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
+      }
+      if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
+      else outcome = 'lease-lost';
+      return ACK;
+    } catch (error) {
+      await heartbeat.stop();
+      return await this.afterFailure({
+        registration,
+        message,
+        token,
+        error,
+        abortReason: abortReason ?? (error instanceof LeaseLostError ? 'lease-lost' : null),
+        attempt: job.attempts,
+        attemptLimit,
+        logger,
+        setOutcome: (o) => (outcome = o),
+      });
+    } finally {
+      this.running.delete(job.id);
+      this.deps.metrics.processingDuration.record((performance.now() - startedAt) / 1_000, { kind, outcome });
+      this.count(kind, outcome);
+    }
+  }
+
+  private async afterFailure(args: {
+    registration: KindRegistration;
+    message: JobMessage;
+    token: string;
+    error: unknown;
+    abortReason: AbortReason | null;
+    attempt: number;
+    attemptLimit: number;
+    logger: Logger;
+    setOutcome: (outcome: ProcessOutcome) => void;
+  }): Promise<Settlement> {
+    const { message, token, error, attempt, attemptLimit, logger } = args;
+    const errorText = describeError(error);
+    const durable = this.deps.transport.durable;
+
+    switch (args.abortReason) {
+      case 'lease-lost':
+        args.setOutcome('lease-lost');
+        logger.warn('lease lost; another worker owns this job now');
+        return ACK;
+      case 'cancel': {
+        args.setOutcome('cancelled');
+        const row = await finishJob(this.sql, {
+          outboxId: message.outboxId,
+          token,
+          status: JobStatus.CANCELLED,
+          errorMessage: null,
+          message: 'Cancelled',
+        });
+        this.emit(row, JobEventReason.CANCELLED);
+        return ACK;
+      }
+      case 'shutdown': {
+        args.setOutcome('released');
+        const row = await releaseMessage(this.sql, {
+          outboxId: message.outboxId,
+          token,
+          releaseTo: durable ? OutboxState.PUBLISHED : OutboxState.PENDING,
+          error: null,
+          retryInMs: 0,
+          message: 'Interrupted by a worker shutdown; waiting for another worker',
+          refundAttempt: true,
+        });
+        this.emit(row, JobEventReason.RETRY_SCHEDULED);
+        return durable ? { type: 'requeue' } : ACK;
+      }
+      case null:
+        break;
+    }
+
+    if (error instanceof PermanentJobError || attempt >= attemptLimit) {
+      args.setOutcome('failed');
+      logger.error({ err: error }, 'job failed');
+      const errorMessage =
+        error instanceof PermanentJobError
+          ? errorText
+          : `${errorText} (attempt ${attempt} of ${attemptLimit}; automatic retries stopped — fix the cause, then retry the job)`;
+      const row = await finishJob(this.sql, {
+        outboxId: message.outboxId,
+        token,
+        status: JobStatus.FAILED,
+        errorMessage,
+        message: 'Failed',
+      });
+      this.emit(row, JobEventReason.FAILED);
+      return ACK;
+    }
+
+    args.setOutcome('retry');
+    const delayMs = retryDelayMs(attempt, this.deps.settings.retryBaseMs, this.deps.settings.retryMaxMs);
+    logger.warn({ err: error, retryInMs: delayMs }, 'job attempt failed; will retry');
+    const row = await releaseMessage(this.sql, {
+      outboxId: message.outboxId,
+      token,
+      releaseTo: durable ? OutboxState.PUBLISHED : OutboxState.PENDING,
+      error: errorText,
+      retryInMs: delayMs,
+      message: `Attempt ${attempt} failed: ${truncate(errorText, 200)}; retrying in ${Math.ceil(delayMs / 1000)} s`,
+      refundAttempt: false,
+    });
+    this.emit(row, JobEventReason.RETRY_SCHEDULED);
+    // Durable: the broker keeps the message and redelivers it after the back-off.
+    // Not durable: the publisher sends the PENDING row again when it falls due.
+    return durable && row ? { type: 'retry', delayMs } : ACK;
+  }
+
+  private emit(row: JobRow | undefined, reason: JobEventReason): void {
+    if (row) this.deps.bus.publish(eventOf(toSnapshot(row), reason));
+  }
+
+  private count(kind: string, outcome: ProcessOutcome): void {
+    this.deps.metrics.processed.add(1, { kind, outcome });
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error);
+}
+
+const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

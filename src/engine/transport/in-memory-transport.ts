@@ -1,0 +1,136 @@
+import type { JobMessage } from '../types';
+import type { ConnectionState, ConsumerHandle, JobTransport, MessageHandler, Settlement } from './transport';
+
+/**
+ * One FIFO queue per kind inside this process, each drained by its own number of
+ * concurrent handlers. Not durable: what it holds is gone with the process, which is
+ * why released messages go back to PENDING and startup recovery re-sends the rest.
+ */
+export class InMemoryTransport implements JobTransport {
+  readonly name = 'in-memory' as const;
+  readonly durable = false;
+  private readonly queues = new Map<string, KindQueue>();
+  private closed = false;
+
+  async start(kinds: readonly string[]): Promise<void> {
+    for (const kind of kinds) this.queueOf(kind);
+  }
+
+  async publish(messages: readonly JobMessage[]): Promise<void> {
+    if (this.closed) throw new Error('in-memory transport is closed');
+    for (const message of messages) this.queueOf(message.kind).push(message);
+  }
+
+  async consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle> {
+    return this.queueOf(kind).attach(consumers, handler);
+  }
+
+  connectionState(): ConnectionState {
+    return this.closed ? 'closed' : 'connected';
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queue of this.queues.values()) queue.close();
+  }
+
+  /** Messages waiting (not yet handed to a handler), for tests and health. */
+  depth(kind: string): number {
+    return this.queues.get(kind)?.depth ?? 0;
+  }
+
+  private queueOf(kind: string): KindQueue {
+    let queue = this.queues.get(kind);
+    if (!queue) {
+      queue = new KindQueue();
+      this.queues.set(kind, queue);
+    }
+    return queue;
+  }
+}
+
+class KindQueue {
+  private readonly items: JobMessage[] = [];
+  private head = 0;
+  private handler: MessageHandler | undefined;
+  private consumers = 0;
+  private running = 0;
+  private stopped = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private idleWaiters: Array<() => void> = [];
+
+  get depth(): number {
+    return this.items.length - this.head;
+  }
+
+  push(message: JobMessage): void {
+    this.items.push(message);
+    this.pump();
+  }
+
+  attach(consumers: number, handler: MessageHandler): ConsumerHandle {
+    if (this.handler) throw new Error('this kind already has a consumer in this process');
+    this.handler = handler;
+    this.consumers = consumers;
+    this.stopped = false;
+    this.pump();
+    const queue = this;
+    return {
+      get active() {
+        return queue.running;
+      },
+      stop: () => queue.detach(),
+    };
+  }
+
+  close(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private async detach(): Promise<void> {
+    this.stopped = true;
+    if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.handler = undefined;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.handler && this.running < this.consumers && this.depth > 0) {
+      const message = this.items[this.head++]!;
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items.splice(0, this.head);
+        this.head = 0;
+      }
+      this.running++;
+      void this.run(this.handler, message);
+    }
+  }
+
+  private async run(handler: MessageHandler, message: JobMessage): Promise<void> {
+    let settlement: Settlement;
+    try {
+      settlement = await handler(message);
+    } catch {
+      // A handler that throws has not settled: deliver again shortly, as a broker would.
+      settlement = { type: 'retry', delayMs: 1_000 };
+    }
+    this.running--;
+    if (settlement.type === 'retry') {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.push(message);
+      }, settlement.delayMs);
+      timer.unref();
+      this.timers.add(timer);
+    } else if (settlement.type === 'requeue') {
+      this.items.splice(this.head, 0, message);
+    }
+    if (this.running === 0 && this.stopped) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+    this.pump();
+  }
+}

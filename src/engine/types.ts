@@ -1,0 +1,110 @@
+/**
+ * The engine's vocabulary. The engine is generic over job kinds: a kind is a plain
+ * string registered by a domain module, never an enum the engine switches over.
+ */
+
+declare const jobIdBrand: unique symbol;
+declare const outboxIdBrand: unique symbol;
+declare const tokenBrand: unique symbol;
+
+/** A job's id (uuid). Distinct from an outbox message id, though both are uuids. */
+export type JobId = string & { readonly [jobIdBrand]: true };
+/** An outbox message's id (uuid): one delivery mechanism record for a job. */
+export type OutboxId = string & { readonly [outboxIdBrand]: true };
+/** The fencing token a runner receives when it claims a message. */
+export type ProcessingToken = string & { readonly [tokenBrand]: true };
+
+export const asJobId = (id: string): JobId => id as JobId;
+export const asOutboxId = (id: string): OutboxId => id as OutboxId;
+export const asProcessingToken = (id: string): ProcessingToken => id as ProcessingToken;
+
+export enum JobStatus {
+  QUEUED = 'QUEUED',
+  RUNNING = 'RUNNING',
+  SUCCEEDED = 'SUCCEEDED',
+  FAILED = 'FAILED',
+  CANCELLED = 'CANCELLED',
+}
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = [JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED];
+export const isTerminal = (status: JobStatus): boolean => TERMINAL_STATUSES.includes(status);
+
+export enum OutboxState {
+  PENDING = 'PENDING',
+  PUBLISHING = 'PUBLISHING',
+  PUBLISHED = 'PUBLISHED',
+  PROCESSING = 'PROCESSING',
+  COMPLETED = 'COMPLETED',
+}
+
+/** Why an event was emitted: lets a UI tell a heartbeat from a real change. */
+export enum JobEventReason {
+  ENQUEUED = 'ENQUEUED',
+  STARTED = 'STARTED',
+  STEP = 'STEP',
+  PROGRESS = 'PROGRESS',
+  HEARTBEAT = 'HEARTBEAT',
+  RETRY_SCHEDULED = 'RETRY_SCHEDULED',
+  CANCEL_REQUESTED = 'CANCEL_REQUESTED',
+  SUCCEEDED = 'SUCCEEDED',
+  FAILED = 'FAILED',
+  CANCELLED = 'CANCELLED',
+  RETRIED = 'RETRIED',
+}
+
+/** Everything a watcher may see of a job; every event carries one whole. */
+export interface JobSnapshot {
+  id: JobId;
+  kind: string;
+  status: JobStatus;
+  currentStep: string | null;
+  progress: number;
+  message: string | null;
+  sequence: number;
+  attempts: number;
+  errorMessage: string | null;
+  requestedBy: string | null;
+  exclusiveKey: string | null;
+  input: unknown;
+  result: unknown;
+  cancelRequested: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
+
+export interface JobEvent {
+  jobId: JobId;
+  kind: string;
+  status: JobStatus;
+  currentStep: string | null;
+  progress: number;
+  message: string | null;
+  sequence: number;
+  reason: JobEventReason;
+  occurredAt: Date;
+  job: JobSnapshot;
+}
+
+export function eventOf(job: JobSnapshot, reason: JobEventReason, occurredAt = new Date()): JobEvent {
+  return {
+    jobId: job.id,
+    kind: job.kind,
+    status: job.status,
+    currentStep: job.currentStep,
+    progress: job.progress,
+    message: job.message,
+    sequence: job.sequence,
+    reason,
+    occurredAt,
+    job,
+  };
+}
+
+/** The body of a work message on a transport: enough to find the outbox row. */
+export interface JobMessage {
+  outboxId: OutboxId;
+  jobId: JobId;
+  kind: string;
+}

@@ -1,0 +1,109 @@
+import type { Pool } from 'pg';
+import { openDatabase, type Database } from '../../src/database';
+import { JobEngine, type EngineRoles, type EngineSettings } from '../../src/engine/engine';
+import type { EventBus } from '../../src/engine/events/event-bus';
+import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
+import { silentLogger } from '../../src/engine/logger';
+import { KindRegistry, type KindRegistration } from '../../src/engine/registry';
+import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
+import type { JobTransport } from '../../src/engine/transport/transport';
+import type { JobEvent, JobSnapshot } from '../../src/engine/types';
+import { createTestDatabase, type TestDatabase } from './services';
+
+export const FAST_SETTINGS: EngineSettings = {
+  leaseSeconds: 30,
+  attemptLimit: 3,
+  retryBaseMs: 100,
+  retryMaxMs: 400,
+  publisherPollMs: 500,
+  publisherBatchSize: 200,
+  maintenanceIntervalSeconds: 3600,
+  republishAfterSeconds: 300,
+  retentionDays: 14,
+  cleanupBatchSize: 500,
+  consumers: {},
+};
+
+/** One test database with migrations applied; engines come and go on it. */
+export async function createTestDb(prefix: string): Promise<{ testDb: TestDatabase; db: Database; close(): Promise<void> }> {
+  const testDb = await createTestDatabase(prefix);
+  const db = await openDatabase({ url: testDb.url, poolSize: 20, logger: silentLogger });
+  return {
+    testDb,
+    db,
+    close: async () => {
+      await db.close();
+      await testDb.drop();
+    },
+  };
+}
+
+export interface EngineHarnessOptions {
+  db: Database;
+  registrations: KindRegistration<any, any>[];
+  transport?: JobTransport;
+  bus?: EventBus;
+  settings?: Partial<EngineSettings>;
+  roles?: Partial<EngineRoles>;
+}
+
+export function buildEngine(options: EngineHarnessOptions): JobEngine {
+  const registry = new KindRegistry();
+  for (const registration of options.registrations) registry.register(registration);
+  const url = new URL(options.db.url);
+  return new JobEngine({
+    orm: options.db.orm,
+    pool: options.db.pool,
+    listenConnection: { connectionString: url.toString() },
+    transport: options.transport ?? new InMemoryTransport(),
+    bus: options.bus ?? new InMemoryEventBus(),
+    registry,
+    logger: silentLogger,
+    settings: { ...FAST_SETTINGS, ...options.settings },
+    roles: { publisher: true, worker: true, maintenance: false, ...options.roles },
+  });
+}
+
+/** Resolves with the job once an event shows it in a terminal status (or rejects after `timeoutMs`). */
+export function waitForJob(
+  engine: { subscribe(l: (e: JobEvent) => void): () => void; getJob(id: string): Promise<JobSnapshot | null> },
+  jobId: string,
+  predicate: (job: JobSnapshot) => boolean = (job) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(job.status),
+  timeoutMs = 20_000,
+): Promise<JobSnapshot> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = (job: JobSnapshot) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearInterval(poll);
+      unsubscribe();
+      resolve(job);
+    };
+    const unsubscribe = engine.subscribe((event) => {
+      if (event.jobId === jobId && predicate(event.job)) finish(event.job);
+    });
+    // Events are best effort; the database is the truth.
+    const poll = setInterval(async () => {
+      const job = await engine.getJob(jobId).catch(() => null);
+      if (job && predicate(job)) finish(job);
+    }, 250);
+    const timer = setTimeout(async () => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      unsubscribe();
+      const job = await engine.getJob(jobId).catch(() => null);
+      reject(new Error(`job ${jobId} did not reach the expected state within ${timeoutMs} ms; last seen ${JSON.stringify(job?.status)}`));
+    }, timeoutMs);
+  });
+}
+
+export async function outboxRows(pool: Pool, jobId: string) {
+  const { rows } = await pool.query(
+    'SELECT id, state, processing_attempts, last_error, processing_token, lease_expires_at FROM job_outbox WHERE job_id = $1 ORDER BY created_at',
+    [jobId],
+  );
+  return rows;
+}
