@@ -26,6 +26,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
       snapshot: false,
       transactional: true,
       allOrNothing: true,
+      silent: true,
     },
     pool: { min: 0, max: 10 },
     debug: false,

@@ -1,0 +1,53 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { JobEngine } from '../engine/engine';
+import { healthRoutes } from './health-routes';
+
+export interface HttpServerOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+  engine: JobEngine;
+  metricsExporter: PrometheusExporter;
+  /** Mounts the GraphQL endpoint and anything else the API role serves. */
+  mount?: (app: Express, server: http.Server) => Promise<() => Promise<void>>;
+}
+
+export interface RunningHttpServer {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Every process serves health and metrics; the API role adds GraphQL through `mount`. */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(healthRoutes(options.engine));
+  app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
+  const server = http.createServer(app);
+  const unmount = options.mount ? await options.mount(app, server) : async () => undefined;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  const url = `http://${host}:${address.port}`;
+  options.logger.info({ url }, 'HTTP server listening');
+  return {
+    server,
+    url,
+    close: async () => {
+      await unmount();
+      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import type { Logger } from 'pino';
+import { startHttpServer, type RunningHttpServer } from './api/server';
+import { Role, type Config } from './config';
+import { openDatabase, startEmbeddedPostgres, type Database, type EmbeddedDatabase } from './database';
+import { JobEngine } from './engine/engine';
+import type { EventBus } from './engine/events/event-bus';
+import { InMemoryEventBus } from './engine/events/in-memory-event-bus';
+import { EngineMetrics, METER_NAME } from './engine/metrics';
+import { KindRegistry } from './engine/registry';
+import { InMemoryTransport } from './engine/transport/in-memory-transport';
+import type { JobTransport } from './engine/transport/transport';
+import { ALL_JOB_KINDS } from './job-kinds';
+
+export interface App {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  engine: JobEngine;
+  http: RunningHttpServer;
+  /** Graceful stop: no new work, running jobs finish or are released, connections closed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: database (given or embedded), transport and event bus
+ * (RabbitMQ or in-memory), the engine with every job kind, and the HTTP server.
+ */
+export async function startApp(config: Config, logger: Logger): Promise<App> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, logger });
+    databaseUrl = embedded.url;
+  }
+  const db = await openDatabase({ url: databaseUrl, poolSize: config.engine.dbPoolSize, logger });
+
+  const { transport, bus } = await createMessaging(config, logger);
+
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const meterProvider = new MeterProvider({
+    readers: [exporter],
+    resource: resourceFromAttributes({ 'service.name': 'jiaowu-jobs' }),
+  });
+  const metrics = new EngineMetrics(meterProvider.getMeter(METER_NAME));
+
+  const registry = new KindRegistry();
+  const isWorker = config.roles.has(Role.WORKER);
+  const engine = new JobEngine({
+    orm: db.orm,
+    pool: db.pool,
+    listenConnection: { connectionString: databaseUrl },
+    transport,
+    bus,
+    registry,
+    logger,
+    metrics,
+    settings: {
+      ...config.engine,
+      publisherPollMs: config.engine.publisherPollMs,
+      publisherBatchSize: config.engine.publisherBatchSize,
+      consumers: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].consumers])),
+    },
+    roles: { publisher: true, worker: isWorker, maintenance: isWorker },
+  });
+
+  // Job kinds register here as the domain modules land (scheduling, exams).
+
+  await engine.start();
+  const http = await startHttpServer({
+    port: config.port,
+    host: config.host,
+    logger,
+    engine,
+    metricsExporter: exporter,
+  });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    config,
+    logger,
+    db,
+    engine,
+    http,
+    stop: () =>
+      (stopping ??= (async () => {
+        logger.info('shutting down');
+        await http.close();
+        await engine.stop(config.engine.shutdownGraceSeconds * 1_000);
+        await bus.close();
+        await transport.close();
+        await meterProvider.shutdown().catch(() => undefined);
+        await db.close();
+        await embedded?.stop();
+        logger.info('stopped');
+      })()),
+  };
+}
+
+async function createMessaging(config: Config, logger: Logger): Promise<{ transport: JobTransport; bus: EventBus }> {
+  if (!config.rabbitmqUrl) {
+    logger.info('no RABBITMQ_URL: using the in-memory transport and event bus (one process only)');
+    return { transport: new InMemoryTransport(), bus: new InMemoryEventBus() };
+  }
+  // RABBITMQ-WIRING: replaced when the RabbitMQ transport lands.
+  throw new Error('RABBITMQ_URL is set but the RabbitMQ transport is not wired yet');
+}

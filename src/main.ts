@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { startApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './engine/logger';
+
+/** Entry point: read the configuration, start, and stop gracefully on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  const app = await startApp(config, logger);
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    logger.info({ signal }, 'signal received');
+    app.stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+main().catch((error) => {
+  process.stderr.write(`jiaowu-jobs failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
