@@ -44,6 +44,10 @@ describe('services', () => {
       expect(requireRabbit()).toBe(false);
       process.env.JIAOWU_TEST_RABBIT = '1';
       expect(requireRabbit()).toBe(true);
+      // without the global setup's answer it probes the broker itself
+      delete process.env.JIAOWU_TEST_RABBIT;
+      process.env.CI = 'false';
+      expect(requireRabbit()).toBe(inject('rabbitAvailable'));
     } finally {
       process.env.JIAOWU_TEST_RABBIT = saved.flag;
       if (saved.ci === undefined) delete process.env.CI;

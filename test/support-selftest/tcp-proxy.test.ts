@@ -1,7 +1,8 @@
 import net from 'node:net';
+import { connect } from 'amqplib';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../support/services.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { rabbitAvailable, rabbitUrl, testDatabaseUrl } from '../support/services.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 // An echo server stands in for a real one in the byte-level checks; the last test uses
@@ -117,6 +118,27 @@ describe('tcp proxy', () => {
       await direct.end();
     } finally {
       await pgProxy.close();
+    }
+  });
+
+  it.runIf(inject('rabbitAvailable'))('severs an AMQP connection to the shared broker and refuses reconnects while paused', async () => {
+    const target = new URL(rabbitUrl());
+    const amqpProxy = await startTcpProxy(Number(target.port || 5672), target.hostname);
+    try {
+      const url = amqpProxy.urlFor(rabbitUrl());
+      const model = await connect(url);
+      model.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => model.once('close', () => resolve()));
+      await model.createChannel();
+      await amqpProxy.pause('refuse');
+      expect(amqpProxy.cut()).toBe(1);
+      await closed;
+      expect(await rabbitAvailable(url)).toBe(false);
+      await amqpProxy.resume();
+      expect(await rabbitAvailable(url)).toBe(true);
+      expect(await rabbitAvailable()).toBe(true); // the broker never noticed
+    } finally {
+      await amqpProxy.close();
     }
   });
 });

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { rabbitAvailable, tcpAnswers } from './services.js';
@@ -155,7 +154,8 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const id = `t${randomBytes(4).toString('hex')}`;
   const nodeName = `${id}@localhost`;
-  const baseDir = path.join(os.tmpdir(), `jiaowu-rabbit-${id}`);
+  // Not os.tmpdir(): TMPDIR may point somewhere the rabbitmq user cannot enter.
+  const baseDir = path.join(process.env.JIAOWU_PRIVATE_RABBIT_DIR || '/tmp', `jiaowu-rabbit-${id}`);
   const mnesiaDir = path.join(baseDir, 'mnesia');
   const logDir = path.join(baseDir, 'log');
   const pluginsFile = path.join(baseDir, 'enabled_plugins');

@@ -112,11 +112,13 @@ export async function startTcpProxy(
         resolve(typeof address === 'object' && address ? address.port : port);
       });
     });
-  const stopListening = () =>
-    new Promise<void>((resolve) => {
-      if (!server.listening) return resolve();
-      server.close(() => resolve());
-    });
+  // close() stops accepting at once, but its callback waits for live connections to
+  // end; a pause keeps them, so do not wait for it.
+  const stopListening = async (waitForConnections = false) => {
+    if (!server.listening) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    if (waitForConnections) await closed;
+  };
 
   const port = await listen(listenPort);
 
@@ -171,7 +173,7 @@ export async function startTcpProxy(
     async close() {
       closed = true;
       for (const pair of [...pairs]) destroyPair(pair);
-      await stopListening();
+      await stopListening(true);
     },
   };
 }
