@@ -24,6 +24,8 @@ COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/schema ./schema
 COPY --from=build --chown=node:node /app/migrations ./migrations
+# Without DATABASE_URL the service runs an embedded PostgreSQL in ./.data: writable by `node`.
+RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
