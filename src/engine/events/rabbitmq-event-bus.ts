@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
+import type { Logger } from 'pino';
+import { RabbitMqConnection, type RabbitMqRecoverySettings } from '../transport/rabbitmq-connection';
+import type { JobEvent } from '../types';
+import type { EventBus, JobEventListener } from './event-bus';
+import { InMemoryEventBus } from './in-memory-event-bus';
+
+export interface RabbitMqEventBusOptions {
+  url: string;
+  /** Prefix of the exchange name, e.g. `jiaowu`. */
+  prefix: string;
+  logger: Logger;
+  connectionName?: string;
+  recovery?: RabbitMqRecoverySettings;
+  /** Events kept (the latest per job) while disconnected, sent on reconnect. Default 1000. */
+  bufferLimit?: number;
+  /** `x-expires` of this process's queue: the broker deletes it if this process vanishes. Default 60 s. */
+  queueExpiresMs?: number;
+}
+
+/** The header carrying the id of the bus instance that published an event. */
+const ORIGIN_HEADER = 'x-jiaowu-origin';
+
+/**
+ * Job events across processes: a durable topic exchange `${prefix}.job-events`, routing
+ * key `${kind}.${jobId}`. Every process binds its own exclusive, auto-delete,
+ * server-named queue with `#` and hands what arrives to its local listeners.
+ *
+ * Events are full snapshots, so delivery is best effort: messages are not persistent,
+ * `publish` never throws and never waits. While disconnected, the latest event of each
+ * job is kept (up to `bufferLimit`) and sent after the reconnect. An event published
+ * here reaches this process's own listeners at once (also while the broker is away);
+ * its echo from the broker is recognised by its origin header and skipped.
+ *
+ * Recovery: the same recovering connection as the transport; after every reconnect the
+ * exchange is redeclared and a new queue is declared, bound and consumed (the old one
+ * was exclusive to the dead connection and is gone). Events published while this
+ * process had no queue are missed — a subscriber reads the job's snapshot again.
+ */
+export class RabbitMqEventBus implements EventBus {
+  readonly name = 'rabbitmq' as const;
+  readonly exchange: string;
+  private readonly local = new InMemoryEventBus();
+  private readonly connection: RabbitMqConnection;
+  private readonly logger: Logger;
+  private readonly origin = randomUUID();
+  private readonly bufferLimit: number;
+  private readonly buffer = new Map<string, JobEvent>();
+  private channel: Channel | null = null;
+  private queueName: string | null = null;
+  private closed = false;
+  private reopenTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: RabbitMqEventBusOptions) {
+    this.logger = options.logger;
+    this.exchange = `${options.prefix}.job-events`;
+    this.bufferLimit = options.bufferLimit ?? 1_000;
+    this.connection = new RabbitMqConnection({
+      url: options.url,
+      logger: options.logger,
+      connectionName: options.connectionName ?? `jiaowu-jobs events (${options.prefix})`,
+      recovery: options.recovery,
+    });
+    this.connection.onSetup((model) => this.setup(model));
+    this.connection.on('connected', () => this.flush());
+  }
+
+  async start(): Promise<void> {
+    if (this.closed) throw new Error('rabbitmq event bus is closed');
+    await this.connection.open();
+  }
+
+  /** The broker's name for this process's queue (for tests and diagnostics). */
+  get queue(): string | null {
+    return this.queueName;
+  }
+
+  connectionState() {
+    return this.closed ? ('closed' as const) : this.connection.state;
+  }
+
+  publish(event: JobEvent): void {
+    if (this.closed) return;
+    this.local.publish(event);
+    if (!this.send(event)) this.keep(event);
+  }
+
+  subscribe(listener: JobEventListener): () => void {
+    return this.local.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.reopenTimer) clearTimeout(this.reopenTimer);
+    const channel = this.channel;
+    this.channel = null;
+    if (channel) await channel.close().catch(() => undefined);
+    await this.connection.close();
+    this.buffer.clear();
+    await this.local.close();
+  }
+
+  /** Sends one event; false when there is no usable channel now. Never throws. */
+  private send(event: JobEvent): boolean {
+    const channel = this.channel;
+    if (!channel || this.connection.state !== 'connected') return false;
+    try {
+      channel.publish(this.exchange, `${event.kind}.${event.jobId}`, Buffer.from(JSON.stringify(event)), {
+        persistent: false,
+        contentType: 'application/json',
+        headers: { [ORIGIN_HEADER]: this.origin },
+      });
+      return true;
+    } catch (error) {
+      this.logger.debug({ err: error, jobId: event.jobId }, 'job event not sent');
+      return false;
+    }
+  }
+
+  private keep(event: JobEvent): void {
+    // A snapshot supersedes the job's older ones: keep the latest per job.
+    this.buffer.delete(event.jobId);
+    if (this.buffer.size >= this.bufferLimit) {
+      const oldest = this.buffer.keys().next().value;
+      if (oldest !== undefined) this.buffer.delete(oldest);
+    }
+    this.buffer.set(event.jobId, event);
+    this.logger.debug({ jobId: event.jobId, buffered: this.buffer.size }, 'event bus disconnected; job event buffered');
+  }
+
+  private flush(): void {
+    if (this.buffer.size === 0) return;
+    const events = [...this.buffer.values()];
+    this.buffer.clear();
+    let sent = 0;
+    for (const event of events) {
+      if (this.send(event)) sent++;
+      else this.keep(event);
+    }
+    this.logger.debug({ sent }, 'buffered job events sent');
+  }
+
+  private async setup(model: ChannelModel): Promise<void> {
+    this.channel = null;
+    this.queueName = null;
+    await this.openChannel(model);
+  }
+
+  private async openChannel(model: ChannelModel): Promise<void> {
+    const channel = await model.createChannel();
+    channel.on('error', (error: Error) => this.logger.warn({ err: error }, 'event bus channel error'));
+    channel.on('close', () => {
+      if (this.channel !== channel) return;
+      this.channel = null;
+      this.queueName = null;
+      // Closed by the server while the connection lives on: open a new one shortly.
+      if (!this.closed) this.scheduleReopen();
+    });
+    try {
+      await channel.assertExchange(this.exchange, 'topic', { durable: true });
+      const { queue } = await channel.assertQueue('', {
+        exclusive: true,
+        autoDelete: true,
+        durable: false,
+        arguments: { 'x-queue-type': 'classic', 'x-expires': this.options.queueExpiresMs ?? 60_000 },
+      });
+      await channel.bindQueue(queue, this.exchange, '#');
+      await channel.consume(queue, (message) => this.onMessage(channel, message), { noAck: true, exclusive: true });
+      this.channel = channel;
+      this.queueName = queue;
+    } catch (error) {
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private scheduleReopen(): void {
+    if (this.reopenTimer || this.closed) return;
+    this.reopenTimer = setTimeout(() => {
+      this.reopenTimer = null;
+      if (this.closed || this.channel) return;
+      const model = this.connection.state === 'connected' ? this.connection.model : null;
+      if (!model) return; // the reconnect's setup opens it
+      this.openChannel(model).then(
+        () => this.flush(),
+        (error) => {
+          this.logger.warn({ err: error }, 'event bus channel reopen failed');
+          this.scheduleReopen();
+        },
+      );
+    }, 1_000);
+    this.reopenTimer.unref();
+  }
+
+  private onMessage(channel: Channel, message: ConsumeMessage | null): void {
+    if (message === null) {
+      if (this.channel === channel) channel.close().catch(() => undefined);
+      return;
+    }
+    if (message.properties.headers?.[ORIGIN_HEADER] === this.origin) return; // already delivered locally
+    let event: JobEvent;
+    try {
+      event = reviveJobEvent(JSON.parse(message.content.toString('utf8')));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'malformed job event ignored');
+      return;
+    }
+    this.local.deliver(event);
+  }
+}
+
+/** Turns a JSON-parsed event back into a `JobEvent` (Date fields revived). */
+export function reviveJobEvent(value: unknown): JobEvent {
+  if (!value || typeof value !== 'object') throw new Error('a job event must be an object');
+  const event = value as JobEvent;
+  if (typeof event.jobId !== 'string' || typeof event.kind !== 'string' || !event.job || typeof event.job !== 'object') {
+    throw new Error('not a job event');
+  }
+  event.occurredAt = toDate(event.occurredAt as unknown) ?? new Date();
+  const job = event.job as unknown as Record<string, unknown>;
+  for (const field of ['createdAt', 'updatedAt', 'startedAt', 'completedAt'] as const) {
+    job[field] = toDate(job[field]);
+  }
+  return event as JobEvent;
+}
+
+function toDate(value: unknown): Date | null {
+  if (value == null) return null;
+  if (value instanceof Date) return value;
+  if (typeof value === 'string' || typeof value === 'number') {
+    const date = new Date(value);
+    return Number.isNaN(date.getTime()) ? null : date;
+  }
+  return null;
+}

@@ -1,0 +1,572 @@
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import type { Logger } from 'pino';
+import type { JobMessage } from '../types';
+import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
+import type { ConnectionState, ConsumerHandle, JobTransport, MessageHandler, Settlement } from './transport';
+
+/**
+ * Retry delays the broker can hold a message for. Each bucket is one classic queue
+ * with a per-queue TTL, so messages in it expire in arrival order (no head-of-line
+ * blocking, which per-message TTLs would suffer from).
+ */
+export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
+  1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+];
+
+/** How long a handler that threw waits before its message comes back. */
+const THROWN_HANDLER_RETRY_MS = 1_000;
+
+export interface RabbitMqTransportOptions {
+  url: string;
+  /** Prefix of every queue and exchange name, e.g. `jiaowu`. */
+  prefix: string;
+  logger: Logger;
+  connectionName?: string;
+  /** How long `publish` waits for the broker's confirms before it rejects. Default 10 s. */
+  publishTimeoutMs?: number;
+  /** Reconnect backoff. */
+  recovery?: RabbitMqRecoverySettings;
+  /** Retry delay buckets (ms), ascending. Default `DEFAULT_DELAY_BUCKETS_MS`. */
+  delayBucketsMs?: readonly number[];
+  /** How long `close()` waits for running handlers before it closes anyway. Default 30 s. */
+  closeGraceMs?: number;
+}
+
+/** The names this transport declares under a prefix. */
+export function rabbitMqTopology(prefix: string, delayBucketsMs: readonly number[] = DEFAULT_DELAY_BUCKETS_MS) {
+  return {
+    /** Direct exchange; each work queue is bound to it by its own name. */
+    workExchange: `${prefix}.work`,
+    /** Durable quorum queue of one kind; also the routing key of its messages. */
+    workQueue: (kind: string) => `${prefix}.jobs.${kind}`,
+    /**
+     * Per bucket, a fanout exchange and a classic queue of the same name. A delayed copy
+     * is published to the bucket's fanout exchange *with the work queue's name as its
+     * routing key* (fanout ignores it, the message keeps it); when the TTL expires the
+     * queue dead-letters it to the work exchange with that original routing key, which
+     * routes it back to the right kind's queue.
+     */
+    delay: (ms: number) => `${prefix}.delay.${ms}`,
+    delayBucketsMs,
+  };
+}
+
+/** The largest bucket ≤ `delayMs` (at least the smallest bucket). */
+export function pickDelayBucket(delayMs: number, buckets: readonly number[] = DEFAULT_DELAY_BUCKETS_MS): number {
+  let chosen = buckets[0]!;
+  for (const bucket of buckets) if (bucket <= delayMs) chosen = bucket;
+  return chosen;
+}
+
+/**
+ * RabbitMQ work transport: one durable quorum queue per kind, publisher confirms,
+ * one channel per kind with `prefetch(consumers)`, broker-side delayed retries that
+ * hold no consumer slot, and recovery from lost connections and closed channels.
+ *
+ * Recovery: the connection is amqplib 2's recovering connection (backoff + jitter);
+ * after every (re)connect its setup step redeclares the whole topology, opens a new
+ * confirm channel for publishing and re-attaches every consumer with the same handler
+ * and concurrency. Deliveries that were in flight on a dead channel are requeued by
+ * the broker; the handlers still running for them finish, and their settlement is
+ * skipped (the engine's claim makes the redelivered duplicate harmless).
+ *
+ * A channel can also be closed by the server while the connection stays up — notably
+ * by RabbitMQ's `consumer_timeout` (30 min by default): a delivery left unacknowledged
+ * longer than that closes its channel with PRECONDITION_FAILED and requeues every
+ * unacked delivery of that channel. A long job therefore loses its delivery (not its
+ * claim: the runner keeps its lease and completes the job through the database; the
+ * requeued copy later finds it completed and is acked). Each kind's consumer watches
+ * its own channel and re-attaches on a fresh one after a short pause, so the kind
+ * keeps consuming. Set `consumer_timeout` in rabbitmq.conf above the longest job to
+ * avoid the duplicate delivery altogether.
+ */
+export class RabbitMqTransport implements JobTransport {
+  readonly name = 'rabbitmq' as const;
+  readonly durable = true;
+  readonly topology: ReturnType<typeof rabbitMqTopology>;
+  private readonly connection: RabbitMqConnection;
+  private readonly logger: Logger;
+  private readonly publishTimeoutMs: number;
+  private readonly kinds = new Set<string>();
+  /** Kinds whose queue is declared on the current connection. */
+  private declared = new Set<string>();
+  private publishChannel: ConfirmChannel | null = null;
+  private publishChannelOpening: Promise<ConfirmChannel> | null = null;
+  /** @internal shared with KindConsumer */
+  readonly consumers = new Map<string, KindConsumer>();
+  /** @internal channels known to be closed (settling on them is skipped). */
+  readonly closedChannels = new WeakSet<Channel>();
+  private closed = false;
+
+  constructor(private readonly options: RabbitMqTransportOptions) {
+    this.logger = options.logger;
+    this.publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
+    this.topology = rabbitMqTopology(options.prefix, options.delayBucketsMs ?? DEFAULT_DELAY_BUCKETS_MS);
+    this.connection = new RabbitMqConnection({
+      url: options.url,
+      logger: options.logger,
+      connectionName: options.connectionName ?? `jiaowu-jobs transport (${options.prefix})`,
+      recovery: options.recovery,
+    });
+    this.connection.onSetup((model) => this.setup(model));
+  }
+
+  async start(kinds: readonly string[]): Promise<void> {
+    if (this.closed) throw new Error('rabbitmq transport is closed');
+    for (const kind of kinds) this.kinds.add(kind);
+    await this.connection.open();
+    const model = this.connection.model;
+    const missing = kinds.filter((kind) => !this.declared.has(kind));
+    if (model && missing.length > 0) await this.declareKinds(model, missing);
+  }
+
+  async publish(messages: readonly JobMessage[]): Promise<void> {
+    if (this.closed) throw new Error('rabbitmq transport is closed');
+    if (messages.length === 0) return;
+    const model = this.liveModel();
+    await withTimeout(
+      (async () => {
+        const missing = [...new Set(messages.map((m) => m.kind))].filter((kind) => !this.declared.has(kind));
+        if (missing.length > 0) await this.declareKinds(model, missing);
+        const channel = await this.publisher(model);
+        await Promise.all(
+          messages.map((message) =>
+            confirmPublish(
+              channel,
+              this.topology.workExchange,
+              this.topology.workQueue(message.kind),
+              Buffer.from(JSON.stringify({ outboxId: message.outboxId, jobId: message.jobId, kind: message.kind })),
+              {
+                persistent: true,
+                contentType: 'application/json',
+                messageId: message.outboxId,
+                type: message.kind,
+                timestamp: Math.floor(Date.now() / 1000),
+              },
+            ),
+          ),
+        );
+      })(),
+      this.publishTimeoutMs,
+      `rabbitmq publish of ${messages.length} message(s) not confirmed`,
+    );
+  }
+
+  async consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle> {
+    if (this.closed) throw new Error('rabbitmq transport is closed');
+    if (!Number.isInteger(consumers) || consumers < 1) throw new Error(`consumers must be a positive integer (got ${consumers})`);
+    if (this.consumers.has(kind)) throw new Error(`kind ${kind} already has a consumer in this process`);
+    this.kinds.add(kind);
+    const consumer = new KindConsumer(this, kind, consumers, handler, this.logger.child({ kind }));
+    this.consumers.set(kind, consumer);
+    await this.connection.open();
+    const model = this.connection.model;
+    if (model) {
+      try {
+        await consumer.attach(model);
+      } catch (error) {
+        // The connection went away meanwhile: the next setup attaches it.
+        this.logger.warn({ err: error, kind }, 'could not attach consumer yet; will attach on reconnect');
+        consumer.scheduleReattach();
+      }
+    }
+    return consumer;
+  }
+
+  connectionState(): ConnectionState {
+    return this.closed ? 'closed' : this.connection.state;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const grace = this.options.closeGraceMs ?? 30_000;
+    const stops = Promise.all([...this.consumers.values()].map((consumer) => consumer.stop()));
+    await withTimeout(stops, grace, 'consumers still busy at close').catch((error) =>
+      this.logger.warn({ err: error }, 'closing rabbitmq transport with handlers still running'),
+    );
+    const channel = this.publishChannel;
+    this.publishChannel = null;
+    if (channel) await channel.close().catch(() => undefined);
+    await this.connection.close();
+  }
+
+  /** @internal The live connection; throws at once when there is none (no waiting). */
+  liveModel(): ChannelModel {
+    const model = this.connection.state === 'connected' ? this.connection.model : null;
+    if (this.closed) throw new Error('rabbitmq transport is closed');
+    if (!model) throw new Error(`rabbitmq transport is ${this.connection.state}; cannot publish now`);
+    return model;
+  }
+
+  /** @internal The connection a channel may be (re)opened on, also during setup. */
+  currentModel(): ChannelModel | null {
+    return this.closed ? null : this.connection.model;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** @internal Publishes a delayed copy of a delivery; resolves when confirmed. */
+  async publishDelayed(kind: string, message: ConsumeMessage, delayMs: number): Promise<number> {
+    const bucket = pickDelayBucket(delayMs, this.topology.delayBucketsMs);
+    const model = this.liveModel();
+    const channel = await this.publisher(model);
+    await withTimeout(
+      confirmPublish(channel, this.topology.delay(bucket), this.topology.workQueue(kind), message.content, {
+        persistent: true,
+        contentType: message.properties.contentType ?? 'application/json',
+        messageId: message.properties.messageId,
+        type: kind,
+        timestamp: Math.floor(Date.now() / 1000),
+        headers: { 'x-jiaowu-retry-delay-ms': delayMs },
+      }),
+      this.publishTimeoutMs,
+      'delayed retry copy not confirmed',
+    );
+    return bucket;
+  }
+
+  /** @internal Declares a kind's queue and binding on a channel of its own. */
+  async declareKinds(model: ChannelModel, kinds: readonly string[]): Promise<void> {
+    await withChannel(model, async (channel) => {
+      for (const kind of kinds) await this.declareKind(channel, kind);
+    });
+    if (model === this.connection.model) for (const kind of kinds) this.declared.add(kind);
+  }
+
+  /** @internal */
+  async declareKind(channel: Channel, kind: string): Promise<void> {
+    const queue = this.topology.workQueue(kind);
+    await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.bindQueue(queue, this.topology.workExchange, queue);
+  }
+
+  /** Runs on every (re)connect, before the connection counts as connected. */
+  private async setup(model: ChannelModel): Promise<void> {
+    this.declared = new Set();
+    this.publishChannel = null;
+    this.publishChannelOpening = null;
+    const { workExchange, delay, delayBucketsMs } = this.topology;
+    await withChannel(model, async (channel) => {
+      await channel.assertExchange(workExchange, 'direct', { durable: true });
+      for (const ms of delayBucketsMs) {
+        await channel.assertExchange(delay(ms), 'fanout', { durable: true });
+        await channel.assertQueue(delay(ms), {
+          durable: true,
+          arguments: { 'x-queue-type': 'classic', 'x-message-ttl': ms, 'x-dead-letter-exchange': workExchange },
+        });
+        await channel.bindQueue(delay(ms), delay(ms), '');
+      }
+      for (const kind of this.kinds) await this.declareKind(channel, kind);
+    });
+    this.declared = new Set(this.kinds);
+    await this.publisher(model);
+    for (const consumer of this.consumers.values()) await consumer.attach(model);
+    this.logger.info({ kinds: [...this.kinds], consumers: this.consumers.size }, 'rabbitmq topology declared, consumers attached');
+  }
+
+  private publisher(model: ChannelModel): Promise<ConfirmChannel> {
+    if (this.publishChannel && !this.closedChannels.has(this.publishChannel)) return Promise.resolve(this.publishChannel);
+    this.publishChannelOpening ??= (async () => {
+      try {
+        const channel = await model.createConfirmChannel();
+        channel.on('error', (error: Error) => this.logger.warn({ err: error }, 'rabbitmq publish channel error'));
+        channel.on('return', (message: ConsumeMessage) =>
+          this.logger.error({ routingKey: message.fields.routingKey, messageId: message.properties.messageId }, 'message returned unroutable'),
+        );
+        channel.on('close', () => {
+          this.closedChannels.add(channel);
+          if (this.publishChannel === channel) this.publishChannel = null;
+        });
+        this.publishChannel = channel;
+        return channel;
+      } finally {
+        this.publishChannelOpening = null;
+      }
+    })();
+    return this.publishChannelOpening;
+  }
+}
+
+interface Delivery {
+  channel: Channel;
+  raw: ConsumeMessage;
+  message: JobMessage;
+}
+
+/** One kind's consumer: its own channel, `prefetch(consumers)`, at most `consumers` handlers at a time. */
+class KindConsumer implements ConsumerHandle {
+  private channel: Channel | null = null;
+  private consumerTag: string | null = null;
+  private attaching: ChannelModel | null = null;
+  private running = 0;
+  private readonly waiting: Delivery[] = [];
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+  private reattachTimer: NodeJS.Timeout | null = null;
+  private reattachDelayMs = 500;
+  private readonly queue: string;
+
+  constructor(
+    private readonly transport: RabbitMqTransport,
+    readonly kind: string,
+    private readonly consumers: number,
+    private readonly handler: MessageHandler,
+    private readonly logger: Logger,
+  ) {
+    this.queue = transport.topology.workQueue(kind);
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  /** Opens a channel on `model` and starts consuming (idempotent per model). */
+  async attach(model: ChannelModel): Promise<void> {
+    if (this.stopped || this.attaching === model) return;
+    if (this.channel && !this.transport.closedChannels.has(this.channel) && channelModelOf(this.channel) === model) return;
+    this.attaching = model;
+    let channel: Channel | undefined;
+    try {
+      channel = await model.createChannel();
+      const ch = channel;
+      ch.on('error', (error: Error) => this.logger.warn({ err: error }, 'rabbitmq consumer channel error'));
+      ch.on('handler-error', (error: Error, event: string) => this.logger.error({ err: error, event }, 'consumer channel listener threw'));
+      ch.on('close', () => this.onChannelClosed(ch));
+      (ch as ChannelWithModel).__jiaowuModel = model;
+      await this.transport.declareKind(ch, this.kind);
+      await ch.prefetch(this.consumers);
+      if (this.stopped) {
+        await ch.close().catch(() => undefined);
+        return;
+      }
+      this.channel = ch;
+      const { consumerTag } = await ch.consume(this.queue, (raw) => this.onDelivery(ch, raw), { noAck: false });
+      this.consumerTag = consumerTag;
+      this.reattachDelayMs = 500;
+      this.logger.debug({ queue: this.queue, consumers: this.consumers }, 'consumer attached');
+    } catch (error) {
+      if (channel) await channel.close().catch(() => undefined);
+      throw error;
+    } finally {
+      if (this.attaching === model) this.attaching = null;
+    }
+  }
+
+  /** Re-attaches on the live connection after a pause, unless a reconnect does it first. */
+  scheduleReattach(): void {
+    if (this.stopped || this.transport.isClosed || this.reattachTimer) return;
+    const delay = this.reattachDelayMs;
+    this.reattachDelayMs = Math.min(this.reattachDelayMs * 2, 10_000);
+    this.reattachTimer = setTimeout(() => {
+      this.reattachTimer = null;
+      if (this.stopped || this.transport.isClosed) return;
+      if (this.channel && !this.transport.closedChannels.has(this.channel)) return;
+      const model = this.transport.currentModel();
+      // No connection: the recovering connection's setup re-attaches every consumer.
+      if (!model) return;
+      this.attach(model).catch((error) => {
+        this.logger.warn({ err: error }, 'consumer re-attach failed; trying again');
+        this.scheduleReattach();
+      });
+    }, delay);
+    this.reattachTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      if (this.transport.consumers.get(this.kind) === this) this.transport.consumers.delete(this.kind);
+      if (this.reattachTimer) clearTimeout(this.reattachTimer);
+      this.reattachTimer = null;
+      const channel = this.channel;
+      const tag = this.consumerTag;
+      if (channel && tag && !this.transport.closedChannels.has(channel)) {
+        await withTimeout(channel.cancel(tag), 5_000, 'basic.cancel').catch((error) =>
+          this.logger.debug({ err: error }, 'consumer cancel failed'),
+        );
+      }
+      for (const delivery of this.waiting.splice(0)) this.nack(delivery, true);
+    }
+    if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    const channel = this.channel;
+    this.channel = null;
+    this.consumerTag = null;
+    if (channel && !this.transport.closedChannels.has(channel)) await channel.close().catch(() => undefined);
+  }
+
+  private onChannelClosed(channel: Channel): void {
+    this.transport.closedChannels.add(channel);
+    if (this.channel !== channel) return;
+    this.channel = null;
+    this.consumerTag = null;
+    // The broker requeued every unacked delivery of that channel; drop our copies.
+    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.channel === channel) this.waiting.splice(i, 1);
+    if (this.stopped || this.transport.isClosed) return;
+    this.logger.warn({ queue: this.queue }, 'consumer channel closed; re-attaching');
+    this.scheduleReattach();
+  }
+
+  private onDelivery(channel: Channel, raw: ConsumeMessage | null): void {
+    if (raw === null) {
+      // Cancelled by the server (queue deleted, node failover): start over on a new channel.
+      this.logger.warn({ queue: this.queue }, 'consumer cancelled by the broker');
+      if (this.channel === channel) channel.close().catch(() => undefined);
+      return;
+    }
+    const message = parseJobMessage(raw.content);
+    if (!message) {
+      // A poison message must never loop: log it and take it off the queue.
+      this.logger.error(
+        { queue: this.queue, messageId: raw.properties.messageId, body: raw.content.toString('utf8').slice(0, 500) },
+        'malformed job message; dropping it',
+      );
+      this.ack({ channel, raw });
+      return;
+    }
+    const delivery: Delivery = { channel, raw, message };
+    if (this.stopped) {
+      this.nack(delivery, true);
+      return;
+    }
+    this.waiting.push(delivery);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running < this.consumers && this.waiting.length > 0) {
+      const delivery = this.waiting.shift()!;
+      if (this.transport.closedChannels.has(delivery.channel)) continue;
+      this.running++;
+      void this.run(delivery);
+    }
+  }
+
+  private async run(delivery: Delivery): Promise<void> {
+    try {
+      let settlement: Settlement;
+      try {
+        settlement = await this.handler(delivery.message);
+      } catch (error) {
+        this.logger.warn({ err: error, outboxId: delivery.message.outboxId }, 'handler threw; retrying the message in 1 s');
+        settlement = { type: 'retry', delayMs: THROWN_HANDLER_RETRY_MS };
+      }
+      await this.settle(delivery, settlement);
+    } catch (error) {
+      this.logger.error({ err: error }, 'settling a delivery failed');
+    } finally {
+      this.running--;
+      if (this.running === 0 && this.idleWaiters.length > 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
+      this.pump();
+    }
+  }
+
+  private async settle(delivery: Delivery, settlement: Settlement): Promise<void> {
+    if (this.transport.closedChannels.has(delivery.channel)) {
+      // The channel died while the handler ran: the broker has requeued the message.
+      this.logger.debug({ outboxId: delivery.message.outboxId, settlement: settlement.type }, 'channel gone; settlement skipped');
+      return;
+    }
+    switch (settlement.type) {
+      case 'ack':
+        this.ack(delivery);
+        return;
+      case 'requeue':
+        this.nack(delivery, true);
+        return;
+      case 'retry':
+        try {
+          const bucket = await this.transport.publishDelayed(this.kind, delivery.raw, settlement.delayMs);
+          this.logger.debug({ outboxId: delivery.message.outboxId, delayMs: settlement.delayMs, bucket }, 'retry scheduled');
+          this.ack(delivery);
+        } catch (error) {
+          // No delayed copy: keep the slot a little (no hot loop), then hand it back.
+          this.logger.warn({ err: error, outboxId: delivery.message.outboxId }, 'could not schedule a delayed retry; requeueing');
+          await sleep(Math.min(settlement.delayMs, 5_000));
+          this.nack(delivery, true);
+        }
+        return;
+    }
+  }
+
+  private ack(delivery: Pick<Delivery, 'channel' | 'raw'>): void {
+    if (this.transport.closedChannels.has(delivery.channel)) return;
+    try {
+      delivery.channel.ack(delivery.raw);
+    } catch (error) {
+      this.logger.debug({ err: error }, 'ack on a closed channel ignored');
+    }
+  }
+
+  private nack(delivery: Pick<Delivery, 'channel' | 'raw'>, requeue: boolean): void {
+    if (this.transport.closedChannels.has(delivery.channel)) return;
+    try {
+      delivery.channel.nack(delivery.raw, false, requeue);
+    } catch (error) {
+      this.logger.debug({ err: error }, 'nack on a closed channel ignored');
+    }
+  }
+}
+
+type ChannelWithModel = Channel & { __jiaowuModel?: ChannelModel };
+const channelModelOf = (channel: Channel): ChannelModel | undefined => (channel as ChannelWithModel).__jiaowuModel;
+
+/** Parses and checks a work message body; undefined when it is not one. */
+export function parseJobMessage(content: Buffer): JobMessage | undefined {
+  try {
+    const value = JSON.parse(content.toString('utf8')) as Partial<Record<keyof JobMessage, unknown>> | null;
+    if (!value || typeof value !== 'object') return undefined;
+    const { outboxId, jobId, kind } = value;
+    if (typeof outboxId !== 'string' || typeof jobId !== 'string' || typeof kind !== 'string') return undefined;
+    if (!outboxId || !jobId || !kind) return undefined;
+    return { outboxId, jobId, kind } as JobMessage;
+  } catch {
+    return undefined;
+  }
+}
+
+function confirmPublish(
+  channel: ConfirmChannel,
+  exchange: string,
+  routingKey: string,
+  content: Buffer,
+  options: Options.Publish,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    try {
+      channel.publish(exchange, routingKey, content, { ...options, mandatory: true }, (error: unknown) => {
+        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        else resolve();
+      });
+    } catch (error) {
+      reject(error);
+    }
+  });
+}
+
+async function withChannel<T>(model: ChannelModel, work: (channel: Channel) => Promise<T>): Promise<T> {
+  const channel = await model.createChannel();
+  channel.on('error', () => undefined);
+  try {
+    return await work(channel);
+  } finally {
+    await channel.close().catch(() => undefined);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,450 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from 'amqplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/engine/logger';
+import type { ConsumerHandle, Settlement } from '../../src/engine/transport/transport';
+import {
+  DEFAULT_DELAY_BUCKETS_MS,
+  pickDelayBucket,
+  rabbitMqTopology,
+  RabbitMqTransport,
+} from '../../src/engine/transport/rabbitmq-transport';
+import { asJobId, asOutboxId, type JobMessage } from '../../src/engine/types';
+import { privateRabbitSupported, startPrivateRabbit, type PrivateRabbit } from '../support/private-rabbit';
+import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+
+const FAST_RECOVERY = { initialDelay: 100, maxDelay: 1_000, factor: 2, jitter: 0.1 };
+
+function message(kind: string): JobMessage {
+  return { outboxId: asOutboxId(randomUUID()), jobId: asJobId(randomUUID()), kind };
+}
+const messages = (kind: string, n: number) => Array.from({ length: n }, () => message(kind));
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function waitUntil(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** Every name the transport declares under `prefix` for `kinds`. */
+function topologyNames(prefix: string, kinds: string[]) {
+  const t = rabbitMqTopology(prefix);
+  return {
+    queues: [...kinds.map(t.workQueue), ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay)],
+    exchanges: [t.workExchange, ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay)],
+  };
+}
+
+async function queueDepth(url: string, queue: string): Promise<number> {
+  const model = await connect(url);
+  try {
+    const channel = await model.createChannel();
+    const { messageCount } = await channel.checkQueue(queue);
+    return messageCount;
+  } finally {
+    await model.close().catch(() => undefined);
+  }
+}
+
+describe('pickDelayBucket', () => {
+  it('picks the largest bucket not above the delay, at least 1 s', () => {
+    expect(pickDelayBucket(0)).toBe(1_000);
+    expect(pickDelayBucket(999)).toBe(1_000);
+    expect(pickDelayBucket(1_000)).toBe(1_000);
+    expect(pickDelayBucket(1_999)).toBe(1_000);
+    expect(pickDelayBucket(2_500)).toBe(2_000);
+    expect(pickDelayBucket(45_000)).toBe(30_000);
+    expect(pickDelayBucket(3_600_000)).toBe(600_000);
+  });
+});
+
+describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
+  const url = rabbitUrl();
+  const prefix = uniquePrefix('rmq_transport');
+  const kinds: string[] = [];
+  let transport: RabbitMqTransport;
+  const handles: ConsumerHandle[] = [];
+  const kind = (name: string) => {
+    kinds.push(name);
+    return name;
+  };
+
+  beforeAll(async () => {
+    transport = new RabbitMqTransport({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    await transport.start([kind('A')]);
+  });
+
+  afterAll(async () => {
+    await transport?.close();
+    await deleteRabbitObjects(prefix, topologyNames(prefix, kinds));
+  });
+
+  it('declares quorum work queues and is connected', async () => {
+    expect(transport.name).toBe('rabbitmq');
+    expect(transport.durable).toBe(true);
+    expect(transport.connectionState()).toBe('connected');
+    const model = await connect(url);
+    try {
+      const channel = await model.createChannel();
+      // Re-declaring with the same arguments succeeds only if the queue is a quorum queue.
+      await channel.assertQueue(`${prefix}.jobs.A`, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      await channel.checkExchange(`${prefix}.work`);
+      await channel.checkQueue(`${prefix}.delay.1000`);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('carries messages from publish to the kind’s handler', async () => {
+    const received: JobMessage[] = [];
+    const sent = messages('A', 5);
+    handles.push(
+      await transport.consume('A', 2, async (m) => {
+        received.push(m);
+        return { type: 'ack' };
+      }),
+    );
+    await transport.publish(sent);
+    await waitUntil('5 deliveries', () => received.length === 5);
+    expect(new Set(received.map((m) => m.outboxId))).toEqual(new Set(sent.map((m) => m.outboxId)));
+    expect(received.find((m) => m.outboxId === sent[0]!.outboxId)).toEqual(sent[0]);
+    await sleep(200);
+    expect(received).toHaveLength(5);
+    expect(await queueDepth(url, `${prefix}.jobs.A`)).toBe(0);
+  });
+
+  it('runs at most `consumers` handlers of a kind at a time, and uses all of them', async () => {
+    const k = kind('conc');
+    let running = 0;
+    let maxRunning = 0;
+    let done = 0;
+    const handle = await transport.consume(k, 3, async () => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      await sleep(150);
+      running--;
+      done++;
+      return { type: 'ack' };
+    });
+    handles.push(handle);
+    await transport.publish(messages(k, 12));
+    await waitUntil('12 handled', () => done === 12);
+    expect(maxRunning).toBe(3);
+    expect(handle.active).toBe(0);
+  });
+
+  it('keeps a slow kind from delaying another kind', async () => {
+    const slow = kind('slow');
+    const fast = kind('fast');
+    const release = gate();
+    let slowStarted = 0;
+    const fastDone: string[] = [];
+    const slowHandle = await transport.consume(slow, 1, async () => {
+      slowStarted++;
+      await release.opened;
+      return { type: 'ack' };
+    });
+    handles.push(slowHandle);
+    handles.push(
+      await transport.consume(fast, 1, async (m) => {
+        fastDone.push(m.outboxId);
+        return { type: 'ack' };
+      }),
+    );
+    await transport.publish([...messages(slow, 3), ...messages(fast, 5)]);
+    await waitUntil('fast kind drained', () => fastDone.length === 5);
+    expect(slowStarted).toBe(1);
+    expect(slowHandle.active).toBe(1);
+    release.open();
+    await waitUntil('slow kind drained', () => slowStarted === 3);
+  });
+
+  it('retries after about the delay without holding the consumer slot', async () => {
+    const k = kind('retry');
+    const first = message(k);
+    const others = messages(k, 4);
+    const seen: Array<{ id: string; at: number }> = [];
+    let firstAttempts = 0;
+    handles.push(
+      await transport.consume(k, 1, async (m): Promise<Settlement> => {
+        seen.push({ id: m.outboxId, at: Date.now() });
+        if (m.outboxId === first.outboxId && firstAttempts++ === 0) return { type: 'retry', delayMs: 2_000 };
+        return { type: 'ack' };
+      }),
+    );
+    await transport.publish([first]);
+    await waitUntil('first attempt', () => seen.length === 1);
+    await transport.publish(others);
+    await waitUntil('second attempt of the retried message', () => firstAttempts === 2, 10_000);
+    const attempts = seen.filter((s) => s.id === first.outboxId);
+    const gap = attempts[1]!.at - attempts[0]!.at;
+    expect(gap).toBeGreaterThanOrEqual(1_900);
+    expect(gap).toBeLessThan(4_500);
+    // With one consumer, the others ran while the retried message waited in the broker.
+    const othersDone = seen.filter((s) => s.id !== first.outboxId);
+    expect(othersDone).toHaveLength(4);
+    for (const other of othersDone) expect(other.at).toBeLessThan(attempts[1]!.at);
+    expect(await queueDepth(url, `${prefix}.delay.2000`)).toBe(0);
+  });
+
+  it('brings a message back after 1 s when the handler throws', async () => {
+    const k = kind('throws');
+    const times: number[] = [];
+    handles.push(
+      await transport.consume(k, 1, async () => {
+        times.push(Date.now());
+        if (times.length === 1) throw new Error('boom');
+        return { type: 'ack' };
+      }),
+    );
+    await transport.publish([message(k)]);
+    await waitUntil('redelivery', () => times.length === 2, 8_000);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(900);
+  });
+
+  it('requeues at once on `requeue`', async () => {
+    const k = kind('requeue');
+    const m = message(k);
+    const times: number[] = [];
+    handles.push(
+      await transport.consume(k, 1, async () => {
+        times.push(Date.now());
+        return times.length === 1 ? { type: 'requeue' } : { type: 'ack' };
+      }),
+    );
+    await transport.publish([m]);
+    await waitUntil('redelivery', () => times.length === 2, 5_000);
+    expect(times[1]! - times[0]!).toBeLessThan(900);
+    await sleep(200);
+    expect(times).toHaveLength(2);
+  });
+
+  it('acks malformed bodies (no poison loop) and keeps consuming', async () => {
+    const k = kind('poison');
+    const received: JobMessage[] = [];
+    let calls = 0;
+    handles.push(
+      await transport.consume(k, 1, async (m) => {
+        calls++;
+        received.push(m);
+        return { type: 'ack' };
+      }),
+    );
+    const model = await connect(url);
+    try {
+      const channel = await model.createConfirmChannel();
+      const queue = `${prefix}.jobs.${k}`;
+      channel.publish(`${prefix}.work`, queue, Buffer.from('not json'));
+      channel.publish(`${prefix}.work`, queue, Buffer.from(JSON.stringify({ outboxId: 1 })));
+      await channel.waitForConfirms();
+    } finally {
+      await model.close();
+    }
+    const good = message(k);
+    await transport.publish([good]);
+    await waitUntil('the good message', () => received.length === 1);
+    await sleep(300);
+    expect(calls).toBe(1);
+    expect(received[0]).toEqual(good);
+    expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(0);
+  });
+
+  it('stop() cancels the consumer and waits for running handlers', async () => {
+    const k = kind('stop');
+    const release = gate();
+    let started = 0;
+    const handle = await transport.consume(k, 2, async () => {
+      started++;
+      await release.opened;
+      return { type: 'ack' };
+    });
+    await transport.publish(messages(k, 2));
+    await waitUntil('two running', () => handle.active === 2);
+    let stopped = false;
+    const stopping = handle.stop().then(() => (stopped = true));
+    await sleep(300);
+    expect(stopped).toBe(false);
+    release.open();
+    await stopping;
+    expect(handle.active).toBe(0);
+    // No new deliveries after stop: the message waits in the queue.
+    await transport.publish([message(k)]);
+    await sleep(500);
+    expect(started).toBe(2);
+    expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(1);
+  });
+
+  it('re-attaches a consumer whose channel the server closed (as consumer_timeout does)', async () => {
+    const k = kind('chanclose');
+    const received: string[] = [];
+    const handle = await transport.consume(k, 1, async (m) => {
+      received.push(m.outboxId);
+      return { type: 'ack' };
+    });
+    handles.push(handle);
+    await transport.publish([message(k)]);
+    await waitUntil('first', () => received.length === 1);
+    // Make the server close this consumer's channel (404 on a passive declare).
+    const channel = (handle as unknown as { channel: import('amqplib').Channel }).channel;
+    channel.on('error', () => undefined);
+    await channel.checkQueue(`${prefix}.no-such-queue`).catch(() => undefined);
+    await transport.publish(messages(k, 3));
+    await waitUntil('all after the channel was re-opened', () => received.length === 4, 10_000);
+    expect(transport.connectionState()).toBe('connected');
+  });
+
+  it('declares the queue of a kind published before anyone consumes it', async () => {
+    const k = kind('lazy');
+    await transport.publish([message(k)]);
+    expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(1);
+  });
+});
+
+describe.runIf(requireRabbit())('RabbitMqTransport connection cut (TCP proxy)', () => {
+  const url = rabbitUrl();
+  const prefix = uniquePrefix('rmq_cut');
+  let proxy: TcpProxy;
+  let transport: RabbitMqTransport;
+  let direct: RabbitMqTransport;
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(5672);
+    transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY, publishTimeoutMs: 3_000 });
+    direct = new RabbitMqTransport({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    await transport.start(['cut']);
+    await direct.start(['cut']);
+  });
+
+  afterAll(async () => {
+    await transport?.close();
+    await direct?.close();
+    await proxy?.close();
+    await deleteRabbitObjects(prefix, topologyNames(prefix, ['cut']));
+  });
+
+  it('reconnects, re-attaches the consumer and loses no message', async () => {
+    const seen = new Set<string>();
+    let running = 0;
+    let maxRunning = 0;
+    const slowRelease = gate();
+    const slow = message('cut');
+    let slowFinished = false;
+    const handle = await transport.consume('cut', 2, async (m) => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      try {
+        if (m.outboxId === slow.outboxId && !seen.has(slow.outboxId)) {
+          seen.add(m.outboxId);
+          await slowRelease.opened; // still running when the connection dies
+          slowFinished = true;
+          return { type: 'ack' };
+        }
+        seen.add(m.outboxId);
+        await sleep(20);
+        return { type: 'ack' };
+      } finally {
+        running--;
+      }
+    });
+
+    const before = messages('cut', 5);
+    await transport.publish([slow, ...before]);
+    await waitUntil('messages before the cut', () => before.every((m) => seen.has(m.outboxId)));
+
+    await proxy.pause('refuse');
+    expect(proxy.cut()).toBeGreaterThan(0);
+    await waitUntil('the transport to notice', () => transport.connectionState() !== 'connected', 5_000);
+    expect(transport.connectionState()).toBe('connecting');
+
+    // Publishing while down fails fast (the publisher puts rows back to PENDING).
+    const t0 = Date.now();
+    await expect(transport.publish([message('cut')])).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(1_000);
+
+    // Another process publishes meanwhile; the handler caught by the cut finishes and acks a dead channel.
+    const during = messages('cut', 5);
+    await direct.publish(during);
+    slowRelease.open();
+    await waitUntil('the cut handler to finish', () => slowFinished);
+
+    await proxy.resume();
+    await waitUntil('reconnected', () => transport.connectionState() === 'connected', 15_000);
+    const after = messages('cut', 5);
+    await transport.publish(after);
+
+    const all = [slow, ...before, ...during, ...after];
+    await waitUntil('every message consumed', () => all.every((m) => seen.has(m.outboxId)), 20_000);
+    expect(maxRunning).toBeLessThanOrEqual(2);
+    await handle.stop();
+    expect(await queueDepth(url, `${prefix}.jobs.cut`)).toBe(0);
+  }, 60_000);
+});
+
+const privateSupported = privateRabbitSupported() && process.getuid?.() === 0;
+
+describe.runIf(privateSupported)('RabbitMqTransport broker restart (private node)', () => {
+  let rabbit: PrivateRabbit;
+  let consumerSide: RabbitMqTransport;
+  let publisherSide: RabbitMqTransport;
+  const prefix = uniquePrefix('rmq_restart');
+
+  beforeAll(async () => {
+    rabbit = await startPrivateRabbit();
+    consumerSide = new RabbitMqTransport({ url: rabbit.url, prefix, logger: silentLogger, recovery: FAST_RECOVERY, publishTimeoutMs: 3_000 });
+    publisherSide = new RabbitMqTransport({ url: rabbit.url, prefix, logger: silentLogger, recovery: FAST_RECOVERY, publishTimeoutMs: 3_000 });
+    await consumerSide.start(['restart']);
+    await publisherSide.start(['restart']);
+  }, 90_000);
+
+  afterAll(async () => {
+    await consumerSide?.close();
+    await publisherSide?.close();
+    await rabbit?.destroy();
+  }, 60_000);
+
+  it('recovers after the broker restarts; durable messages survive; none is lost', async () => {
+    const seen = new Set<string>();
+    const hold = gate();
+    let holding = true;
+    const handle = await consumerSide.consume('restart', 2, async (m) => {
+      if (holding) await hold.opened;
+      seen.add(m.outboxId);
+      return { type: 'ack' };
+    });
+    // Both consumer slots block, the rest wait in the quorum queue across the restart.
+    const before = messages('restart', 6);
+    await publisherSide.publish(before);
+    await waitUntil('two handlers blocked', () => handle.active === 2);
+
+    await rabbit.stop();
+    await waitUntil('both notice', () =>
+      consumerSide.connectionState() === 'connecting' && publisherSide.connectionState() === 'connecting',
+    );
+    await expect(publisherSide.publish([message('restart')])).rejects.toThrow();
+    // The handlers caught by the restart finish; their acks go nowhere and must not crash.
+    holding = false;
+    hold.open();
+
+    await rabbit.start();
+    await waitUntil(
+      'both reconnected',
+      () => consumerSide.connectionState() === 'connected' && publisherSide.connectionState() === 'connected',
+      30_000,
+    );
+    const after = messages('restart', 4);
+    await publisherSide.publish(after);
+    await waitUntil('every message consumed', () => [...before, ...after].every((m) => seen.has(m.outboxId)), 20_000);
+    await handle.stop();
+  }, 60_000);
+});
