@@ -70,7 +70,11 @@ export class RabbitMqConnection extends EventEmitter {
 
   /** Connects (retrying with backoff); resolves once the first connection is set up. */
   open(): Promise<void> {
-    this.opening ??= this.doOpen();
+    // A first connection that gave up may be tried again by a later call.
+    this.opening ??= this.doOpen().catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
     return this.opening;
   }
 

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from 'amqplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RabbitMqEventBus, reviveJobEvent } from '../../src/engine/events/rabbitmq-event-bus';
+import { silentLogger } from '../../src/engine/logger';
+import { asJobId, eventOf, JobEventReason, JobStatus, type JobEvent, type JobSnapshot } from '../../src/engine/types';
+import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+
+const FAST_RECOVERY = { initialDelay: 100, maxDelay: 1_000, factor: 2, jitter: 0.1 };
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function waitUntil(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function snapshot(overrides: Partial<JobSnapshot> = {}): JobSnapshot {
+  return {
+    id: asJobId(randomUUID()),
+    kind: 'AUTOMATIC_SCHEDULE',
+    status: JobStatus.RUNNING,
+    currentStep: 'constructing',
+    progress: 0.25,
+    message: 'Placing lectures',
+    sequence: 3,
+    attempts: 1,
+    errorMessage: null,
+    requestedBy: 'staff-1',
+    exclusiveKey: 'schedule-plan:7',
+    input: { planId: 7 },
+    result: null,
+    cancelRequested: false,
+    createdAt: new Date('2026-01-02T03:04:05.678Z'),
+    updatedAt: new Date('2026-01-02T03:05:00.000Z'),
+    startedAt: new Date('2026-01-02T03:04:06.000Z'),
+    completedAt: null,
+    ...overrides,
+  };
+}
+
+function collector(bus: RabbitMqEventBus) {
+  const events: JobEvent[] = [];
+  bus.subscribe((event) => events.push(event));
+  return events;
+}
+
+describe('reviveJobEvent', () => {
+  it('turns ISO strings back into Dates and keeps nulls', () => {
+    const event = eventOf(snapshot(), JobEventReason.PROGRESS, new Date('2026-01-02T03:05:00.000Z'));
+    const revived = reviveJobEvent(JSON.parse(JSON.stringify(event)));
+    expect(revived).toEqual(event);
+    expect(revived.occurredAt).toBeInstanceOf(Date);
+    expect(revived.job.createdAt).toBeInstanceOf(Date);
+    expect(revived.job.completedAt).toBeNull();
+  });
+
+  it('rejects what is not an event', () => {
+    expect(() => reviveJobEvent({ hello: 1 })).toThrow();
+    expect(() => reviveJobEvent(null)).toThrow();
+  });
+});
+
+describe.runIf(requireRabbit())('RabbitMqEventBus (shared broker)', () => {
+  const url = rabbitUrl();
+  const prefix = uniquePrefix('rmq_events');
+  let a: RabbitMqEventBus;
+  let b: RabbitMqEventBus;
+
+  beforeAll(async () => {
+    a = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    b = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    await a.start();
+    await b.start();
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
+  });
+
+  it('delivers an event to every bus instance ("process"), with Dates revived, once each', async () => {
+    expect(a.name).toBe('rabbitmq');
+    const atA = collector(a);
+    const atB = collector(b);
+    const event = eventOf(snapshot(), JobEventReason.STEP, new Date('2026-01-02T03:05:01.000Z'));
+    a.publish(event);
+    await waitUntil('B to receive it', () => atB.length === 1);
+    expect(atB[0]).toEqual(event);
+    expect(atB[0]!.occurredAt).toBeInstanceOf(Date);
+    expect(atB[0]!.job.startedAt).toBeInstanceOf(Date);
+    expect(atB[0]!.job.startedAt!.toISOString()).toBe('2026-01-02T03:04:06.000Z');
+    await sleep(300);
+    // The publisher's own listeners get it once (locally), not again from the broker.
+    expect(atA).toHaveLength(1);
+    expect(atA[0]).toEqual(event);
+    expect(atB).toHaveLength(1);
+  });
+
+  it('routes with `${kind}.${jobId}` on a durable topic exchange, not persistent', async () => {
+    const job = snapshot({ kind: 'SCHEDULE_PUBLISH' });
+    const model = await connect(url);
+    try {
+      const channel = await model.createChannel();
+      await channel.checkExchange(`${prefix}.job-events`);
+      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+      await channel.bindQueue(queue, `${prefix}.job-events`, `SCHEDULE_PUBLISH.${job.id}`);
+      const got: Array<{ routingKey: string; deliveryMode: unknown }> = [];
+      await channel.consume(queue, (m) => m && got.push({ routingKey: m.fields.routingKey, deliveryMode: m.properties.deliveryMode }), {
+        noAck: true,
+      });
+      b.publish(eventOf(snapshot(), JobEventReason.PROGRESS)); // another job: must not match
+      b.publish(eventOf(job, JobEventReason.SUCCEEDED));
+      await waitUntil('the bound event', () => got.length === 1);
+      await sleep(200);
+      expect(got).toEqual([{ routingKey: `SCHEDULE_PUBLISH.${job.id}`, deliveryMode: 1 }]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('uses an exclusive, server-named queue per instance', () => {
+    expect(a.queue).toMatch(/^amq\.gen-/);
+    expect(b.queue).toMatch(/^amq\.gen-/);
+    expect(a.queue).not.toBe(b.queue);
+  });
+
+  it('unsubscribes', async () => {
+    const got: JobEvent[] = [];
+    const off = b.subscribe((event) => got.push(event));
+    off();
+    a.publish(eventOf(snapshot(), JobEventReason.PROGRESS));
+    await sleep(300);
+    expect(got).toHaveLength(0);
+  });
+});
+
+describe.runIf(requireRabbit())('RabbitMqEventBus across a connection cut (TCP proxy)', () => {
+  const url = rabbitUrl();
+  const prefix = uniquePrefix('rmq_events_cut');
+  let proxy: TcpProxy;
+  let cutBus: RabbitMqEventBus;
+  let steady: RabbitMqEventBus;
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(5672);
+    cutBus = new RabbitMqEventBus({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    steady = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    await cutBus.start();
+    await steady.start();
+  });
+
+  afterAll(async () => {
+    await cutBus?.close();
+    await steady?.close();
+    await proxy?.close();
+    await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
+  });
+
+  it('never throws while down, sends the latest buffered snapshot per job on reconnect, and re-binds its queue', async () => {
+    const atSteady = collector(steady);
+    const atCut = collector(cutBus);
+    const oldQueue = cutBus.queue;
+
+    await proxy.pause('refuse');
+    proxy.cut();
+    await waitUntil('the bus to notice', () => cutBus.connectionState() !== 'connected', 5_000);
+
+    const job = snapshot();
+    const first = eventOf({ ...job, sequence: 4 }, JobEventReason.PROGRESS);
+    const latest = eventOf({ ...job, sequence: 5, progress: 0.5 }, JobEventReason.PROGRESS);
+    expect(() => cutBus.publish(first)).not.toThrow();
+    expect(() => cutBus.publish(latest)).not.toThrow();
+    // Local listeners still hear it while the broker is away.
+    await waitUntil('local delivery', () => atCut.length === 2);
+
+    await proxy.resume();
+    await waitUntil('reconnected', () => cutBus.connectionState() === 'connected', 15_000);
+    await waitUntil('the buffered snapshot to arrive', () => atSteady.length === 1);
+    await sleep(200);
+    expect(atSteady.map((e) => e.sequence)).toEqual([5]);
+
+    // Its queue was re-declared and re-bound: it hears others again.
+    expect(cutBus.queue).toMatch(/^amq\.gen-/);
+    expect(cutBus.queue).not.toBe(oldQueue);
+    const fromSteady = eventOf(snapshot(), JobEventReason.STARTED);
+    steady.publish(fromSteady);
+    await waitUntil('the re-bound queue to deliver', () => atCut.some((e) => e.jobId === fromSteady.jobId));
+  }, 60_000);
+});
