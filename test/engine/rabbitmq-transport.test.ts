@@ -389,6 +389,54 @@ describe.runIf(requireRabbit())('RabbitMqTransport connection cut (TCP proxy)', 
     await handle.stop();
     expect(await queueDepth(url, `${prefix}.jobs.cut`)).toBe(0);
   }, 60_000);
+
+  it('rejects a publish whose confirms never come (a stalled connection) after the timeout', async () => {
+    proxy.freeze();
+    try {
+      const t0 = Date.now();
+      await expect(transport.publish([message('cut')])).rejects.toThrow(/not confirmed/);
+      const waited = Date.now() - t0;
+      expect(waited).toBeGreaterThanOrEqual(2_900);
+      expect(waited).toBeLessThan(5_000);
+    } finally {
+      proxy.thaw();
+    }
+  }, 30_000);
+
+  it('does not reconnect after close()', async () => {
+    const ownProxy = await startTcpProxy(5672);
+    try {
+      const extra = new RabbitMqTransport({ url: ownProxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+      await extra.start(['cut']);
+      const connections = ownProxy.totalConnections;
+      expect(connections).toBe(1);
+      await extra.close();
+      expect(extra.connectionState()).toBe('closed');
+      ownProxy.cut();
+      await sleep(1_500);
+      expect(ownProxy.totalConnections).toBe(connections);
+      await expect(extra.publish([message('cut')])).rejects.toThrow(/closed/);
+    } finally {
+      await ownProxy.close();
+    }
+  });
+});
+
+describe('RabbitMqTransport without a broker', () => {
+  it('start() gives up after the initial retries; publish rejects at once', async () => {
+    const transport = new RabbitMqTransport({
+      url: 'amqp://guest:guest@127.0.0.1:1',
+      prefix: 'unused',
+      logger: silentLogger,
+      recovery: { initialDelay: 10, maxDelay: 20, initialMaxRetries: 2 },
+    });
+    expect(transport.connectionState()).toBe('disconnected');
+    await expect(transport.start(['x'])).rejects.toThrow();
+    expect(transport.connectionState()).toBe('disconnected');
+    await expect(transport.publish([message('x')])).rejects.toThrow(/disconnected/);
+    await transport.close();
+    expect(transport.connectionState()).toBe('closed');
+  });
 });
 
 const privateSupported = privateRabbitSupported() && process.getuid?.() === 0;
