@@ -1,6 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
+import { reapOrphanedPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 
 async function query(url: string, sql: string): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
@@ -43,5 +46,28 @@ describe('private PostgreSQL', () => {
     await server.start();
     const rows = await query(server.url, 'SELECT note FROM kept WHERE id = 1');
     expect(rows.rows).toEqual([{ note: 'before restart' }]);
+  });
+
+  it('can be killed like a crash and started again with committed data', async () => {
+    await query(server.url, "INSERT INTO kept VALUES (2, 'before crash')");
+    await server.kill();
+    expect(server.running).toBe(false);
+    await expect(query(server.url, 'SELECT 1')).rejects.toThrow();
+    await server.start(); // crash recovery replays the WAL
+    const rows = await query(server.url, 'SELECT note FROM kept ORDER BY id');
+    expect(rows.rows).toEqual([{ note: 'before restart' }, { note: 'before crash' }]);
+  });
+
+  it('is reaped once the process that started it is gone, and only then', async () => {
+    const orphan = await startPrivatePostgres();
+    const baseDir = path.dirname(orphan.dataDir);
+    expect(await reapOrphanedPrivatePostgres()).toBe(0);
+    expect((await query(orphan.url, 'SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    writeFileSync(path.join(baseDir, 'owner'), dead.stdout);
+    expect(await reapOrphanedPrivatePostgres()).toBe(1);
+    expect(existsSync(baseDir)).toBe(false);
+    await expect(query(orphan.url, 'SELECT 1')).rejects.toThrow();
+    await orphan.destroy();
   });
 });

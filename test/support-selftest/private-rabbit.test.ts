@@ -1,6 +1,14 @@
 import { connect } from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { privateRabbitSupported, startPrivateRabbit, type PrivateRabbit } from '../support/private-rabbit.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  privateRabbitSupported,
+  reapOrphanedPrivateRabbits,
+  startPrivateRabbit,
+  type PrivateRabbit,
+} from '../support/private-rabbit.js';
 import { rabbitAvailable, tcpAnswers } from '../support/services.js';
 
 // Needs Debian's rabbitmq-server and root; under CI both are there, so no skip there.
@@ -66,5 +74,19 @@ describe.runIf(supported)('private RabbitMQ node', () => {
 
   it('left the machine’s shared broker as it was', async () => {
     expect(await rabbitAvailable()).toBe(await sharedWasUp);
+  });
+
+  it('is reaped once the process that started it is gone, and only then', async () => {
+    expect(reapOrphanedPrivateRabbits()).toBe(0); // we are alive: nothing to reap
+    expect(await tcpAnswers('127.0.0.1', rabbit.port, 500)).toBe(true);
+    const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    writeFileSync(path.join(rabbit.baseDir, 'owner'), dead.stdout);
+    expect(reapOrphanedPrivateRabbits()).toBe(1);
+    expect(existsSync(rabbit.baseDir)).toBe(false);
+    const deadline = Date.now() + 10_000;
+    while ((await tcpAnswers('127.0.0.1', rabbit.port, 500)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await tcpAnswers('127.0.0.1', rabbit.port, 500)).toBe(false);
   });
 });

