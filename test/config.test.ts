@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, Role } from '../src/config';
+import { JobKind } from '../src/job-kinds';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('defaults, with nothing set', () => {
+    const config = loadConfig({});
+    expect(config.nodeEnv).toBe('development');
+    expect(config.port).toBe(4000);
+    expect([...config.roles].sort()).toEqual([Role.API, Role.WORKER]);
+    expect(config.databaseUrl).toBeUndefined(); // → the embedded PostgreSQL
+    expect(config.rabbitmqUrl).toBeUndefined(); // → the in-memory transport
+    expect(config.dataDir).toBe(path.resolve('.data'));
+    expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBe('pretty');
+    expect(config.engine.maintenanceIntervalSeconds).toBe(60);
+    expect(config.engine.retentionDays).toBe(14);
+    expect(config.engine.cleanupBatchSize).toBe(500);
+    expect(config.engine.leaseSeconds).toBeGreaterThanOrEqual(5);
+    expect(config.engine.attemptLimit).toBeGreaterThanOrEqual(1);
+    for (const kind of Object.values(JobKind)) {
+      const consumers = config.engine.kinds[kind].consumers;
+      expect(consumers).toBeGreaterThanOrEqual(1);
+      expect(consumers).toBeLessThanOrEqual(16);
+    }
+  });
+
+  it('production switches to JSON logs and no demo data, GraphiQL or introspection', () => {
+    const config = loadConfig({ NODE_ENV: 'production' });
+    expect(config.logFormat).toBe('json');
+    expect(config.loadDemoData).toBe(false);
+    expect(config.graphql.graphiql).toBe(false);
+    expect(config.graphql.introspection).toBe(false);
+  });
+
+  it('takes good values', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      ROLE: 'worker',
+      DATABASE_URL: 'postgresql://u:p@db:5432/jiaowu',
+      RABBITMQ_URL: 'amqp://guest:guest@mq:5672',
+      LOG_LEVEL: 'debug',
+      JOB_CONSUMERS_AUTOMATIC_SCHEDULE: '16',
+      JOB_CONSUMERS_SCHEDULE_PUBLISH: '1',
+      JOB_CONSUMERS_MAKEUP_EXAM_AUTO: '7',
+      MAINTENANCE_INTERVAL_SECONDS: '15',
+    });
+    expect(config.port).toBe(8080);
+    expect([...config.roles]).toEqual([Role.WORKER]);
+    expect(config.databaseUrl).toBe('postgresql://u:p@db:5432/jiaowu');
+    expect(config.rabbitmqUrl).toBe('amqp://guest:guest@mq:5672');
+    expect(config.logLevel).toBe('debug');
+    expect(config.engine.kinds[JobKind.AUTOMATIC_SCHEDULE].consumers).toBe(16);
+    expect(config.engine.kinds[JobKind.SCHEDULE_PUBLISH].consumers).toBe(1);
+    expect(config.engine.kinds[JobKind.MAKEUP_EXAM_AUTO].consumers).toBe(7);
+    expect(config.engine.maintenanceIntervalSeconds).toBe(15);
+    expect([...loadConfig({ ROLE: 'api,worker' }).roles].sort()).toEqual([Role.API, Role.WORKER]);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['PORT', 'abc', /integer from 0 to 65535/],
+    ['JOB_CONSUMERS_AUTOMATIC_SCHEDULE', '0', /integer from 1 to 16/],
+    ['JOB_CONSUMERS_AUTOMATIC_SCHEDULE', '17', /integer from 1 to 16/],
+    ['JOB_CONSUMERS_MAKEUP_EXAM_AUTO', '2.5', /integer from 1 to 16/],
+    ['ROLE', 'boss', /api, worker/],
+    ['DATABASE_URL', 'mysql://x', /postgres/],
+    ['RABBITMQ_URL', 'http://mq', /amqp/],
+    ['LOG_LEVEL', 'loud', /info/],
+    ['NODE_ENV', 'staging', /production/],
+  ];
+  it.each(bad)('%s=%s is refused with a message naming the variable, the value and what is allowed', (variable, value, allowed) => {
+    const error = configError({ [variable]: value });
+    expect(error.variable).toBe(variable);
+    expect(error.value).toBe(value);
+    expect(error.message).toContain(variable);
+    expect(error.message).toContain(value);
+    expect(error.message).toMatch(allowed);
+    expect(error.message).toMatch(/allowed/);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('JOB_RETRY_MAX_MS below JOB_RETRY_BASE_MS is refused', () => {
+    const error = configError({ JOB_RETRY_BASE_MS: '5000', JOB_RETRY_MAX_MS: '1000' });
+    expect(error.variable).toBe('JOB_RETRY_MAX_MS');
+  });
+});
+
+describe('the process with a bad setting', () => {
+  function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+        cwd: path.resolve(__dirname, '..'),
+        env: { ...process.env, NODE_ENV: 'development', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      let stdout = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`main did not exit; stderr: ${stderr}`));
+      }, 45_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr, stdout });
+      });
+    });
+  }
+
+  it('exits with code 2 and one line on stderr naming the variable', async () => {
+    const result = await runMain({ PORT: 'abc' });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe('Invalid configuration: PORT="abc"; allowed: an integer from 0 to 65535');
+    expect(result.stdout).toBe('');
+  }, 60_000);
+});
