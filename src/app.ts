@@ -8,9 +8,11 @@ import { openDatabase, startEmbeddedPostgres, type Database, type EmbeddedDataba
 import { JobEngine } from './engine/engine';
 import type { EventBus } from './engine/events/event-bus';
 import { InMemoryEventBus } from './engine/events/in-memory-event-bus';
+import { RabbitMqEventBus } from './engine/events/rabbitmq-event-bus';
 import { EngineMetrics, METER_NAME } from './engine/metrics';
 import { KindRegistry } from './engine/registry';
 import { InMemoryTransport } from './engine/transport/in-memory-transport';
+import { RabbitMqTransport } from './engine/transport/rabbitmq-transport';
 import type { JobTransport } from './engine/transport/transport';
 import { ALL_JOB_KINDS } from './job-kinds';
 
@@ -104,6 +106,8 @@ async function createMessaging(config: Config, logger: Logger): Promise<{ transp
     logger.info('no RABBITMQ_URL: using the in-memory transport and event bus (one process only)');
     return { transport: new InMemoryTransport(), bus: new InMemoryEventBus() };
   }
-  // RABBITMQ-WIRING: replaced when the RabbitMQ transport lands.
-  throw new Error('RABBITMQ_URL is set but the RabbitMQ transport is not wired yet');
+  return {
+    transport: new RabbitMqTransport({ url: config.rabbitmqUrl, prefix: config.rabbitmqPrefix, logger }),
+    bus: new RabbitMqEventBus({ url: config.rabbitmqUrl, prefix: config.rabbitmqPrefix, logger }),
+  };
 }

@@ -86,6 +86,9 @@ export class RabbitMqConnection extends EventEmitter {
     const recovering = await connect(withHeartbeat(this.options.url, this.options.heartbeatSeconds ?? 10), {
       clientProperties: this.options.connectionName ? { connection_name: this.options.connectionName } : undefined,
       timeout: 10_000,
+      // Without it Nagle's algorithm meets the broker's delayed ACKs and small frames
+      // (a publish, a confirm, an ack) wait ~40 ms: the start latency would be 10× worse.
+      noDelay: true,
       recovery: {
         initialDelay: recovery.initialDelay ?? 200,
         maxDelay: recovery.maxDelay ?? 5_000,

@@ -1,0 +1,290 @@
+/**
+ * Engine benchmark: `npm run bench:engine [-- --jobs 20000 --transports in-memory,rabbitmq]`.
+ *
+ * For each transport it prints
+ *  - drain: no-op jobs/s draining N queued jobs — one kind with 16 consumers, then
+ *    three kinds at once (16 consumers each);
+ *  - enqueue: single-job enqueues/s (each its own transaction) from 16 concurrent clients,
+ *    with the service running;
+ *  - latency: enqueue commit → processor start, p50/p95/p99, on an idle service;
+ * and, measured in the same run with plain `pg`, the machine's floor: three-commit
+ * lifecycles/s (insert, update, update — separate transactions, 16 clients). Each rate
+ * is printed as a ratio of that floor, since absolute figures are noisy here.
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import * as amqp from 'amqplib';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/database';
+import { poolSql } from '../../src/engine/db/sql';
+import type { JobEngine } from '../../src/engine/engine';
+import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
+import { silentLogger } from '../../src/engine/logger';
+import { insertJob } from '../../src/engine/queries/insert-job';
+import type { KindRegistration } from '../../src/engine/registry';
+import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
+import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
+import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
+import type { JobTransport } from '../../src/engine/transport/transport';
+import type { EventBus } from '../../src/engine/events/event-bus';
+import { buildEngine } from '../support/engine-harness';
+import { createTestDatabase, rabbitAvailable, rabbitUrl, uniquePrefix } from '../support/services';
+
+const KINDS = ['BENCH_A', 'BENCH_B', 'BENCH_C'];
+const CONSUMERS = 16;
+const CLIENTS = 16;
+
+function arg(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
+}
+
+const JOBS = Number(arg('jobs', '20000'));
+const ENQUEUE_SECONDS = Number(arg('enqueue-seconds', '5'));
+const LATENCY_SAMPLES = Number(arg('latency-samples', '400'));
+const FLOOR_SECONDS = Number(arg('floor-seconds', '5'));
+
+type TransportName = 'in-memory' | 'rabbitmq';
+
+interface Messaging {
+  transport: JobTransport;
+  bus: EventBus;
+  cleanup(): Promise<void>;
+}
+
+async function messaging(name: TransportName): Promise<Messaging> {
+  if (name === 'in-memory') return { transport: new InMemoryTransport(), bus: new InMemoryEventBus(), cleanup: async () => undefined };
+  const prefix = uniquePrefix('bench');
+  const url = rabbitUrl();
+  return {
+    transport: new RabbitMqTransport({ url, prefix, logger: silentLogger }),
+    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger }),
+    cleanup: async () => {
+      const topology = rabbitMqTopology(prefix);
+      const connection = await amqp.connect(url);
+      const channel = await connection.createChannel();
+      for (const kind of KINDS) await channel.deleteQueue(topology.workQueue(kind));
+      for (const ms of topology.delayBucketsMs) {
+        await channel.deleteQueue(topology.delay(ms));
+        await channel.deleteExchange(topology.delay(ms));
+      }
+      await channel.deleteExchange(topology.workExchange);
+      await channel.deleteExchange(`${prefix}.job-events`);
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Plain pg: insert, update, update, each its own transaction, from CLIENTS clients. */
+async function measureFloor(url: string): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
+  await pool.query('CREATE TABLE IF NOT EXISTS bench_floor (id uuid PRIMARY KEY, state text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())');
+  const deadline = Date.now() + FLOOR_SECONDS * 1000;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (Date.now() < deadline) {
+        const id = randomUUID();
+        await pool.query("INSERT INTO bench_floor (id, state) VALUES ($1, 'PENDING')", [id]);
+        await pool.query("UPDATE bench_floor SET state = 'PROCESSING', updated_at = now() WHERE id = $1", [id]);
+        await pool.query("UPDATE bench_floor SET state = 'COMPLETED', updated_at = now() WHERE id = $1", [id]);
+        done++;
+      }
+    }),
+  );
+  const rate = done / ((performance.now() - started) / 1000);
+  await pool.query('DROP TABLE bench_floor');
+  await pool.end();
+  return rate;
+}
+
+async function resetJobs(db: Database): Promise<void> {
+  await db.pool.query('TRUNCATE jobs, job_outbox');
+  await db.pool.query('VACUUM ANALYZE jobs');
+  await db.pool.query('VACUUM ANALYZE job_outbox');
+}
+
+function counterRegistrations(onDone: () => void, onStart?: (jobId: string) => void): KindRegistration[] {
+  return KINDS.map((kind) => ({
+    kind,
+    defaults: { consumers: CONSUMERS },
+    processor: async ({ job }) => {
+      onStart?.(job.id);
+      onDone();
+      return null;
+    },
+  }));
+}
+
+async function measureDrain(db: Database, transportName: TransportName, kinds: string[]): Promise<number> {
+  await resetJobs(db);
+  // Queue the jobs first (with no service running), as after an outage or a burst.
+  const sql = poolSql(db.pool);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < JOBS) {
+        const i = next++;
+        await insertJob(sql, {
+          jobId: randomUUID(),
+          outboxId: randomUUID(),
+          kind: kinds[i % kinds.length]!,
+          input: { i },
+          requestedBy: null,
+          idempotencyKey: null,
+          exclusiveKey: null,
+        });
+      }
+    }),
+  );
+  const m = await messaging(transportName);
+  let completed = 0;
+  let resolveAll!: () => void;
+  const all = new Promise<void>((resolve) => (resolveAll = resolve));
+  const engine = buildEngine({
+    db,
+    transport: m.transport,
+    bus: m.bus,
+    registrations: counterRegistrations(() => {
+      if (++completed === JOBS) resolveAll();
+    }),
+    settings: { consumers: Object.fromEntries(KINDS.map((k) => [k, CONSUMERS])), publisherBatchSize: 500 },
+  });
+  const started = performance.now();
+  await engine.start();
+  await all;
+  // Completion is written after the processor returns: wait for the last writes.
+  for (;;) {
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE status = 'SUCCEEDED'");
+    if (rows[0].n >= JOBS) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await stopEngine(engine, m);
+  const { rows } = await db.pool.query("SELECT count(*)::int AS n, sum(attempts)::int AS attempts FROM jobs WHERE status = 'SUCCEEDED'");
+  if (rows[0].n !== JOBS || rows[0].attempts !== JOBS) throw new Error(`drain check failed: ${JSON.stringify(rows[0])}`);
+  return JOBS / seconds;
+}
+
+async function stopEngine(engine: JobEngine, m: Messaging): Promise<void> {
+  await engine.stop(5_000);
+  await m.bus.close();
+  await m.transport.close();
+  await m.cleanup();
+}
+
+async function measureEnqueue(db: Database, transportName: TransportName): Promise<number> {
+  await resetJobs(db);
+  const m = await messaging(transportName);
+  const engine = buildEngine({ db, transport: m.transport, bus: m.bus, registrations: counterRegistrations(() => undefined) });
+  await engine.start();
+  const deadline = Date.now() + ENQUEUE_SECONDS * 1000;
+  let done = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      while (Date.now() < deadline) {
+        await engine.enqueue({ kind: KINDS[client % KINDS.length]!, input: { client } });
+        done++;
+      }
+    }),
+  );
+  const rate = done / ((performance.now() - started) / 1000);
+  await stopEngine(engine, m);
+  return rate;
+}
+
+async function measureLatency(db: Database, transportName: TransportName): Promise<{ p50: number; p95: number; p99: number }> {
+  await resetJobs(db);
+  const m = await messaging(transportName);
+  const startedAt = new Map<string, number>();
+  const waiting = new Map<string, () => void>();
+  const engine = buildEngine({
+    db,
+    transport: m.transport,
+    bus: m.bus,
+    registrations: counterRegistrations(
+      () => undefined,
+      (jobId) => {
+        startedAt.set(jobId, performance.now());
+        waiting.get(jobId)?.();
+      },
+    ),
+  });
+  await engine.start();
+  const samples: number[] = [];
+  for (let i = 0; i < LATENCY_SAMPLES + 20; i++) {
+    let started!: () => void;
+    const run = new Promise<void>((resolve) => (started = resolve));
+    const { job } = await engine.enqueue({ kind: KINDS[0]!, input: { i } });
+    const committedAt = performance.now();
+    if (!startedAt.has(job.id)) {
+      waiting.set(job.id, started);
+      await run;
+    }
+    // The first samples warm connections and JIT; they are not counted.
+    if (i >= 20) samples.push(startedAt.get(job.id)! - committedAt);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await stopEngine(engine, m);
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p95: percentile(samples, 95), p99: percentile(samples, 99) };
+}
+
+async function main(): Promise<void> {
+  const requested = arg('transports', 'in-memory,rabbitmq').split(',') as TransportName[];
+  const transports: TransportName[] = [];
+  for (const name of requested) {
+    if (name === 'rabbitmq' && !(await rabbitAvailable())) {
+      console.log('RabbitMQ does not answer: skipping the rabbitmq transport');
+      continue;
+    }
+    transports.push(name);
+  }
+  const testDb = await createTestDatabase('bench_engine');
+  const db = await openDatabase({ url: testDb.url, poolSize: 40, logger: silentLogger });
+  try {
+    console.log(`jiaowu-jobs engine benchmark — ${JOBS} jobs, ${CONSUMERS} consumers per kind, ${CLIENTS} clients`);
+    const floor = await measureFloor(testDb.url);
+    console.log(`floor (plain pg, insert+update+update in 3 transactions, ${CLIENTS} clients): ${floor.toFixed(0)} lifecycles/s`);
+    const rows: string[][] = [];
+    for (const transport of transports) {
+      const drainOne = await measureDrain(db, transport, [KINDS[0]!]);
+      const drainAll = await measureDrain(db, transport, KINDS);
+      const enqueue = await measureEnqueue(db, transport);
+      const latency = await measureLatency(db, transport);
+      rows.push(
+        [transport, 'drain, 1 kind × 16 consumers', `${drainOne.toFixed(0)} jobs/s`, `${(drainOne / floor).toFixed(2)}× floor`],
+        [transport, 'drain, 3 kinds × 16 consumers', `${drainAll.toFixed(0)} jobs/s`, `${(drainAll / floor).toFixed(2)}× floor`],
+        [transport, 'enqueue, 16 clients', `${enqueue.toFixed(0)} jobs/s`, `${(enqueue / floor).toFixed(2)}× floor`],
+        [
+          transport,
+          'commit → processor start',
+          `p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms`,
+          '',
+        ],
+      );
+    }
+    const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
+    for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
+    console.log('targets (rabbitmq): drain ≥ 0.55× floor, enqueue ≥ 0.25× floor, start latency p50 ≤ 5 ms, p99 ≤ 25 ms');
+    console.log(`reproduce: npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')}`);
+  } finally {
+    await db.close();
+    await testDb.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
