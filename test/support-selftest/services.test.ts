@@ -4,6 +4,7 @@ import { describe, expect, inject, it } from 'vitest';
 import {
   createTestDatabase,
   deleteRabbitObjects,
+  dropStaleTestDatabases,
   postgresAvailable,
   rabbitAvailable,
   rabbitUrl,
@@ -69,6 +70,25 @@ describe('services', () => {
     await admin.end();
     expect(left.rowCount).toBe(0);
     await client.end().catch(() => undefined);
+  });
+
+  it('dropStaleTestDatabases() drops only test databases older than the limit', async () => {
+    const fresh = await createTestDatabase('selftest fresh');
+    const oldName = `t_selftest_old_${(Date.now() - 7 * 3600_000).toString(36)}_0123abcd`;
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${oldName}"`);
+      const dropped = await dropStaleTestDatabases();
+      expect(dropped).toContain(oldName);
+      expect(dropped).not.toContain(fresh.name);
+      const left = await admin.query('SELECT datname FROM pg_database WHERE datname = ANY($1)', [[oldName, fresh.name]]);
+      expect(left.rows.map((row) => row.datname)).toEqual([fresh.name]);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${oldName}"`);
+      await admin.end();
+      await fresh.drop();
+    }
   });
 
   it.runIf(inject('rabbitAvailable'))('deleteRabbitObjects() removes the tracked queues and exchanges of a prefix', async () => {

@@ -8,7 +8,7 @@ import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { reapOrphanedPrivatePostgres } from './private-postgres.js';
 import { reapOrphanedPrivateRabbits } from './private-rabbit.js';
-import { postgresAvailable, rabbitAvailable, rabbitUrl, RABBIT_ENV_FLAG, redact, testDatabaseUrl } from './services.js';
+import { dropStaleTestDatabases, postgresAvailable, rabbitAvailable, rabbitUrl, RABBIT_ENV_FLAG, redact, testDatabaseUrl } from './services.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -58,6 +58,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
     console.warn(banner([...lines, 'RABBITMQ TESTS WILL BE SKIPPED (this is an error under CI=true).']));
   }
+
+  const stale = await dropStaleTestDatabases();
+  if (stale.length > 0) console.warn(`dropped ${stale.length} test database(s) older than 6 h: ${stale.join(', ')}`);
 
   // Workers are forked after this, with this environment.
   process.env[RABBIT_ENV_FLAG] = rabbitUp ? '1' : '0';

@@ -202,6 +202,43 @@ export async function createTestDatabase(prefix: string, baseUrl: string = testD
   };
 }
 
+const TEST_DATABASE_NAME = /^t_[a-z0-9_]*_([0-9a-z]{8,9})_[0-9a-f]{8}$/;
+
+/**
+ * Drops databases made by `createTestDatabase` more than `maxAgeMs` ago (default 6 h):
+ * leftovers of test processes that died before `drop()`. Younger ones may belong to a
+ * run in progress and are kept. Best effort; returns the names dropped.
+ */
+export async function dropStaleTestDatabases(
+  maxAgeMs = 6 * 60 * 60 * 1000,
+  baseUrl: string = testDatabaseUrl(),
+): Promise<string[]> {
+  const client = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  const dropped: string[] = [];
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'");
+    for (const { datname } of rows) {
+      const match = TEST_DATABASE_NAME.exec(datname);
+      if (!match) continue;
+      const createdAt = parseInt(match[1], 36);
+      if (!(createdAt > 1.6e12) || Date.now() - createdAt < maxAgeMs) continue;
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+        dropped.push(datname);
+      } catch {
+        // someone else dropped it, or it is busy: next time
+      }
+    }
+  } catch {
+    // best effort
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return dropped;
+}
+
 // Names of queues and exchanges created under each prefix, for cleanup.
 const trackedQueues = new Set<string>();
 const trackedExchanges = new Set<string>();
