@@ -122,10 +122,21 @@ export class RabbitMqConnection extends EventEmitter {
       logger.warn({ err: error }, 'rabbitmq connection lost; reconnecting');
       this.emit('disconnected', error);
     });
+    let lastWarning = { text: '', at: 0 };
     recovering.on('connect-failed', (error: Error) => {
       this.current = null;
-      logger.debug({ err: error }, 'rabbitmq connection attempt failed');
+      // Includes a failing setup step (e.g. a queue declared elsewhere with other arguments):
+      // visible, but at most once a minute for the same error while the broker stays away.
+      const text = String(error?.message);
+      if (text !== lastWarning.text || Date.now() - lastWarning.at > 60_000) {
+        lastWarning = { text, at: Date.now() };
+        logger.warn({ err: error }, 'rabbitmq connection attempt failed; retrying with backoff');
+      } else {
+        logger.debug({ err: error }, 'rabbitmq connection attempt failed');
+      }
     });
+    recovering.on('blocked', (reason: string) => logger.warn({ reason }, 'rabbitmq blocked this connection (resource alarm)'));
+    recovering.on('unblocked', () => logger.info('rabbitmq unblocked this connection'));
     recovering.on('reconnect-scheduled', (info: { attempt: number; delay: number; error: Error }) => {
       if (!this.closing) this.stateValue = 'connecting';
       logger.debug({ attempt: info.attempt, delayMs: info.delay, err: info.error }, 'rabbitmq reconnect scheduled');

@@ -296,7 +296,14 @@ interface Delivery {
   message: JobMessage;
 }
 
-/** One kind's consumer: its own channel, `prefetch(consumers)`, at most `consumers` handlers at a time. */
+/**
+ * One kind's consumer: its own channel, `prefetch(consumers)`, at most `consumers`
+ * handlers at a time. The limit is also kept locally, across channels: after a channel
+ * dies, handlers of its (requeued) deliveries may still run, and deliveries on the new
+ * channel wait in `waiting` until a slot is free, so `active` never exceeds `consumers`.
+ * (Such a waiting delivery is unacked too; should old handlers outlive `consumer_timeout`
+ * again, that channel is closed and re-attached in turn — no message is lost.)
+ */
 class KindConsumer implements ConsumerHandle {
   private channel: Channel | null = null;
   private consumerTag: string | null = null;
