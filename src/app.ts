@@ -2,6 +2,8 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { Logger } from 'pino';
+import { createApiAuth } from './api/auth/authenticator';
+import { graphqlMount } from './api/graphql/mount';
 import { startHttpServer, type RunningHttpServer } from './api/server';
 import { Role, type Config } from './config';
 import { openDatabase, startEmbeddedPostgres, type Database, type EmbeddedDatabase } from './database';
@@ -10,11 +12,12 @@ import type { EventBus } from './engine/events/event-bus';
 import { InMemoryEventBus } from './engine/events/in-memory-event-bus';
 import { RabbitMqEventBus } from './engine/events/rabbitmq-event-bus';
 import { EngineMetrics, METER_NAME } from './engine/metrics';
-import { KindRegistry } from './engine/registry';
+import { KindRegistry, type KindRegistration } from './engine/registry';
 import { InMemoryTransport } from './engine/transport/in-memory-transport';
 import { RabbitMqTransport } from './engine/transport/rabbitmq-transport';
 import type { JobTransport } from './engine/transport/transport';
 import { ALL_JOB_KINDS } from './job-kinds';
+import { registerTestKinds, TEST_KINDS_ENV } from './testing/test-kinds';
 
 export interface App {
   config: Config;
@@ -30,7 +33,17 @@ export interface App {
  * The composition root: database (given or embedded), transport and event bus
  * (RabbitMQ or in-memory), the engine with every job kind, and the HTTP server.
  */
-export async function startApp(config: Config, logger: Logger): Promise<App> {
+export interface StartOptions {
+  /**
+   * Kinds beyond the service's own, registered the same way. For embedding and for
+   * tests that run real worker processes with a kind of their own.
+   */
+  extraKinds?: KindRegistration<any, any>[];
+}
+
+export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
+  // Before anything starts: production without JWT settings refuses to start (ConfigError).
+  const apiAuth = config.roles.has(Role.API) ? await createApiAuth(config, logger) : null;
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -70,6 +83,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
 
   // Job kinds register here as the domain modules land (scheduling, exams).
 
+  for (const registration of options.extraKinds ?? []) engine.register(registration);
+  // TEST SUPPORT ONLY: stand-in processors for kinds without one (multi-process API tests).
+  if (process.env[TEST_KINDS_ENV] === '1') registerTestKinds(registry);
+
   await engine.start();
   const http = await startHttpServer({
     port: config.port,
@@ -77,6 +94,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger,
     engine,
     metricsExporter: exporter,
+    mount: apiAuth
+      ? graphqlMount({ engine, logger, auth: apiAuth, settings: { ...config.graphql, production: config.nodeEnv === 'production' } })
+      : undefined,
   });
 
   let stopping: Promise<void> | undefined;

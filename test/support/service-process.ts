@@ -1,0 +1,58 @@
+/**
+ * A real service process for fault tests: the service's own `startApp`, plus one
+ * test kind, TEST_SLEEP, whose effect is a row in `test_effects` written in the same
+ * transaction as the job's completion — so "ran to completion" is countable.
+ * Started by `spawnService()` (spawn-service.ts); prints `READY <url>` when it serves.
+ */
+import 'reflect-metadata';
+import { startApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/engine/logger';
+import type { KindRegistration } from '../../src/engine/registry';
+
+export const TEST_SLEEP_KIND = 'TEST_SLEEP';
+
+export interface TestSleepInput {
+  ms: number;
+}
+
+const testSleep: KindRegistration<TestSleepInput, { pid: number }> = {
+  kind: TEST_SLEEP_KIND,
+  defaults: { consumers: Number(process.env.TEST_SLEEP_CONSUMERS ?? 4) },
+  processor: async ({ job, input, progress, signal, completeWithin }) => {
+    progress.step(`running in pid ${process.pid}`);
+    const until = Date.now() + input.ms;
+    while (Date.now() < until) {
+      if (signal.aborted) throw signal.reason;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return completeWithin(async (em) => {
+      await em
+        .getConnection()
+        .execute('INSERT INTO test_effects (job_id, pid) VALUES (?, ?)', [job.id, process.pid], 'run', em.getTransactionContext());
+      return { pid: process.pid };
+    });
+  },
+};
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', format: 'json' });
+  const app = await startApp(config, logger, { extraKinds: [testSleep] });
+  process.stdout.write(`READY ${app.http.url}\n`);
+  const stop = () => {
+    app.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`service process failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
