@@ -16,6 +16,7 @@ import { EngineMetrics } from './metrics';
 import { OutboxPublisher, OutboxWaker } from './publisher';
 import { cancelJob } from './queries/cancel-job';
 import { getJob } from './queries/get-job';
+import { getJobsByIds, listJobs, type ListJobsPage, type ListJobsRequest } from './queries/list-jobs';
 import { toSnapshot } from './queries/job-row';
 import { recoverOnStartup } from './queries/recover-on-startup';
 import { retryJob } from './queries/retry-job';
@@ -195,6 +196,16 @@ export class JobEngine {
   async getJob(jobId: string): Promise<JobSnapshot | null> {
     const row = await getJob(poolSql(this.options.pool), jobId);
     return row ? toSnapshot(row) : null;
+  }
+
+  /** One page of jobs, newest first, filtered by kinds, statuses and requester (cursor pagination). */
+  async listJobs(request: ListJobsRequest): Promise<ListJobsPage> {
+    return listJobs(poolSql(this.options.pool), request);
+  }
+
+  /** Several jobs by id in one query; unknown ids are left out. */
+  async getJobs(jobIds: readonly string[]): Promise<JobSnapshot[]> {
+    return getJobsByIds(poolSql(this.options.pool), jobIds);
   }
 
   /** Cancel: a queued job ends at once; a running one is asked to stop (cooperatively). */

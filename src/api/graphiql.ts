@@ -1,0 +1,31 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+
+const DEFAULT_QUERY = `# Jobs, newest first
+query RecentJobs {
+  jobs(first: 10) {
+    edges { node { id kind status currentStep progress createdAt } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
+# Watch one job (paste an id):
+# subscription Watch { jobProgress(jobId: "…") { sequence reason status currentStep progress message } }
+`;
+
+/**
+ * The self-contained GraphiQL page (scripts, styles and workers inlined: no CDN), with
+ * subscriptions over graphql-ws. In development the generated admin token is filled
+ * into the headers (HTTP) and the connection parameters (socket).
+ */
+export function renderGraphiQLPage(options: { endpoint: string; devToken: string | null }): string {
+  const authorization = options.devToken ? `Bearer ${options.devToken}` : null;
+  return renderGraphiQL({
+    title: 'Jiaowu jobs — GraphiQL',
+    subscriptionsProtocol: 'WS',
+    defaultQuery: DEFAULT_QUERY,
+    headers: JSON.stringify(authorization ? { Authorization: authorization } : { Authorization: 'Bearer <token>' }, null, 2),
+    shouldPersistHeaders: false,
+    // Read by the page's executor (not in the GraphiQLOptions type): the socket's connection_init payload.
+    ...({ endpoint: options.endpoint, connectionParams: authorization ? { authorization } : {} } as object),
+  });
+}

@@ -1,0 +1,52 @@
+import DataLoader from 'dataloader';
+import type { Logger } from 'pino';
+import type { JobEngine } from '../../engine/engine';
+import type { JobSnapshot } from '../../engine/types';
+import type { Viewer } from '../auth/viewer';
+import type { JobEventHub } from './job-event-hub';
+
+/**
+ * What the domain modules' resolvers need besides the engine (services, the ORM…).
+ * Extend this interface (declaration merging) and pass the values to `createGraphQLMount`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ApiServices {}
+
+export interface ApiDependencies {
+  engine: JobEngine;
+  hub: JobEventHub;
+  logger: Logger;
+  services: ApiServices;
+}
+
+/** Per-request batching loaders (one per HTTP request or socket operation). */
+export type Loaders = {
+  job: DataLoader<string, JobSnapshot | null>;
+};
+
+/** The resolver context. A `type`, not an `interface`, so graphql-ws accepts it. */
+export type GraphQLContext = {
+  viewer: Viewer | null;
+  engine: JobEngine;
+  hub: JobEventHub;
+  logger: Logger;
+  services: ApiServices;
+  loaders: Loaders;
+};
+
+export function createLoaders(engine: JobEngine): Loaders {
+  return {
+    job: new DataLoader<string, JobSnapshot | null>(
+      async (ids) => {
+        const jobs = await engine.getJobs(ids);
+        const byId = new Map(jobs.map((job) => [job.id as string, job]));
+        return ids.map((id) => byId.get(id) ?? null);
+      },
+      { maxBatchSize: 200 },
+    ),
+  };
+}
+
+export function createContext(deps: ApiDependencies, viewer: Viewer | null): GraphQLContext {
+  return { viewer, engine: deps.engine, hub: deps.hub, logger: deps.logger, services: deps.services, loaders: createLoaders(deps.engine) };
+}

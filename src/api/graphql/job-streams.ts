@@ -1,0 +1,81 @@
+import type { JobEngine } from '../../engine/engine';
+import { isTerminal, type JobEvent, type JobSnapshot } from '../../engine/types';
+import { canSeeJob, type Viewer } from '../auth/viewer';
+import { notFoundError } from './errors';
+import { EventStream } from './event-stream';
+import type { JobEventHub } from './job-event-hub';
+import { JobEventReasonValue } from './types/enums';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isJobId = (id: string): boolean => UUID.test(id);
+
+/** The event a new subscriber gets first: the job's current state. */
+export function snapshotEvent(job: JobSnapshot): JobEvent {
+  return {
+    jobId: job.id,
+    kind: job.kind,
+    status: job.status,
+    currentStep: job.currentStep,
+    progress: job.progress,
+    message: job.message,
+    sequence: job.sequence,
+    reason: JobEventReasonValue.SNAPSHOT as unknown as JobEvent['reason'],
+    occurredAt: job.updatedAt,
+    job,
+  };
+}
+
+/**
+ * One job's progress: listen first, then read the snapshot, so no event falls
+ * between them; deliver the snapshot, then every event with a higher sequence (no
+ * duplicate, no step back); end after a terminal status.
+ */
+export async function jobProgressStream(
+  deps: { engine: JobEngine; hub: JobEventHub },
+  jobId: string,
+  viewer: Viewer,
+): Promise<AsyncIterableIterator<JobEvent>> {
+  if (!isJobId(jobId)) throw notFoundError(`No job with id ${jobId}`);
+  let lastSequence = -1;
+  let early: JobEvent[] | null = [];
+  const deliver = (event: JobEvent) => {
+    if (event.sequence <= lastSequence) return;
+    lastSequence = event.sequence;
+    stream.push(event);
+    if (isTerminal(event.status)) stream.end();
+  };
+  const stopListening = deps.hub.watchJob(jobId, (event) => {
+    if (early) early.push(event);
+    else deliver(event);
+  });
+  const stream = new EventStream<JobEvent>(stopListening);
+  let job: JobSnapshot | null;
+  try {
+    job = await deps.engine.getJob(jobId);
+  } catch (error) {
+    stopListening();
+    throw error;
+  }
+  if (!job || !canSeeJob(viewer, job)) {
+    stopListening();
+    throw notFoundError(`No job with id ${jobId}`);
+  }
+  deliver(snapshotEvent(job));
+  const pending = early.sort((a, b) => a.sequence - b.sequence);
+  early = null;
+  for (const event of pending) deliver(event);
+  return stream;
+}
+
+/** Every visible job's events, optionally of some kinds only; never ends by itself. */
+export function jobEventsStream(hub: JobEventHub, kinds: readonly string[] | null | undefined, viewer: Viewer): AsyncIterableIterator<JobEvent> {
+  const kindSet = kinds && kinds.length > 0 ? new Set(kinds) : null;
+  const stream: EventStream<JobEvent> = new EventStream<JobEvent>(
+    hub.watchAll((event) => {
+      if (kindSet && !kindSet.has(event.kind)) return;
+      if (!canSeeJob(viewer, event.job)) return;
+      stream.push(event);
+    }),
+  );
+  return stream;
+}

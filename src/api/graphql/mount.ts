@@ -1,0 +1,211 @@
+import type http from 'node:http';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { CloseCode } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { JobEngine } from '../../engine/engine';
+import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
+import { isExpired, type Viewer } from '../auth/viewer';
+import { renderGraphiQLPage } from '../graphiql';
+import { buildApiSchema } from './build-schema';
+import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
+import { apiError, createErrorFormatter, ErrorCode } from './errors';
+import { JobEventHub } from './job-event-hub';
+import { complexityError, depthLimitRule } from './limits';
+
+export const GRAPHQL_PATH = '/graphql';
+export const GRAPHIQL_PATH = '/graphiql';
+
+export interface GraphQLSettings {
+  production: boolean;
+  introspection: boolean;
+  graphiql: boolean;
+  maxDepth: number;
+  maxComplexity: number;
+  maxBodyBytes: number;
+  maxWsPayloadBytes: number;
+}
+
+export interface GraphQLMountOptions {
+  engine: JobEngine;
+  logger: Logger;
+  auth: ApiAuth;
+  settings: GraphQLSettings;
+  /** What domain resolvers need (see ApiServices). */
+  services?: ApiServices;
+}
+
+/** graphql-ws's `extra`, with who connected. */
+type SocketExtra = {
+  viewer?: Viewer;
+};
+
+/**
+ * The API role's part of the HTTP server: Apollo Server at /graphql (POST and GET),
+ * graphql-ws on the same port and path, and GraphiQL at /graphiql. Use as
+ * `startHttpServer({ …, mount: graphqlMount(options) })`.
+ */
+export function graphqlMount(options: GraphQLMountOptions): (app: Express, server: http.Server) => Promise<() => Promise<void>> {
+  return async (app, server) => {
+    const { engine, logger, auth, settings } = options;
+    const schema = await buildApiSchema();
+    const hub = new JobEventHub(engine);
+    const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {} };
+    const formatError = createErrorFormatter({
+      production: settings.production,
+      onInternal: (error) => logger.error({ err: error }, 'GraphQL operation failed'),
+    });
+    const extraRules = [depthLimitRule(settings.maxDepth), ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+
+    // --- graphql-ws on the same server and path ---------------------------------
+    const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: settings.maxWsPayloadBytes });
+    const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
+    const socketServer = useServer<Record<string, unknown> | undefined, SocketExtra>(
+      {
+        schema,
+        onConnect: async (ctx) => {
+          const params = ctx.connectionParams ?? {};
+          const headers = (typeof params.headers === 'object' && params.headers) || {};
+          const presented =
+            params.authorization ?? params.Authorization ?? params.token ?? (headers as Record<string, unknown>).authorization ?? (headers as Record<string, unknown>).Authorization;
+          const token = Authenticator.tokenFrom(presented);
+          if (!token) {
+            ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: send { authorization: "Bearer <token>" } in connection_init');
+            return false;
+          }
+          try {
+            ctx.extra.viewer = await auth.authenticator.verify(token);
+            return true;
+          } catch (error) {
+            const forbidden = error instanceof AuthError && error.code === 'FORBIDDEN';
+            const reason = error instanceof AuthError ? error.message : 'Unauthorized';
+            ctx.extra.socket.close(forbidden ? CloseCode.Forbidden : CloseCode.Unauthorized, `${forbidden ? 'Forbidden' : 'Unauthorized'}: ${reason}`.slice(0, 120));
+            return false;
+          }
+        },
+        onSubscribe: async (ctx, _id, payload) => {
+          const viewer = ctx.extra.viewer;
+          if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
+          if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
+          let document: DocumentNode;
+          try {
+            document = parse(payload.query, { maxTokens: 5_000 });
+          } catch (error) {
+            return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
+          }
+          const errors = validate(schema, document, [...specifiedRules, ...extraRules]);
+          if (errors.length > 0) return errors.map((e) => (e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED } })));
+          const tooComplex = complexityError(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
+          if (tooComplex) return [tooComplex];
+          const args: ExecutionArgs = {
+            schema,
+            document,
+            operationName: payload.operationName,
+            variableValues: payload.variables,
+            contextValue: createContext(deps, viewer),
+          };
+          return args;
+        },
+        onNext: (_ctx, _id, _payload, _args, result) =>
+          result.errors ? { ...result, errors: formatSocketErrors(result.errors) } : undefined,
+        onError: (_ctx, _id, _payload, errors) => formatSocketErrors(errors),
+      },
+      wsServer,
+    );
+
+    // --- Apollo Server over HTTP -------------------------------------------------
+    const complexityPlugin: ApolloServerPlugin<GraphQLContext> = {
+      async requestDidStart() {
+        return {
+          async didResolveOperation({ request, document, schema: operationSchema }) {
+            const error = complexityError(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
+            if (error) throw error;
+          },
+        };
+      },
+    };
+    const apollo = new ApolloServer<GraphQLContext>({
+      schema,
+      introspection: settings.introspection,
+      csrfPrevention: true,
+      includeStacktraceInErrorResponses: !settings.production,
+      validationRules: [depthLimitRule(settings.maxDepth)],
+      formatError,
+      plugins: [
+        ApolloServerPluginDrainHttpServer({ httpServer: server }),
+        ApolloServerPluginLandingPageDisabled(),
+        complexityPlugin,
+        {
+          async serverWillStart() {
+            return {
+              async drainServer() {
+                await socketServer.dispose();
+              },
+            };
+          },
+        },
+      ],
+    });
+    await apollo.start();
+
+    app.use(
+      GRAPHQL_PATH,
+      express.json({ limit: settings.maxBodyBytes }),
+      expressMiddleware(apollo, {
+        context: async ({ req }) => {
+          const header = req.headers.authorization;
+          if (header === undefined || header.trim() === '') return createContext(deps, null);
+          const token = Authenticator.tokenFrom(header);
+          if (!token) throw apiError(ErrorCode.UNAUTHENTICATED, 'The Authorization header must be "Bearer <token>"');
+          try {
+            return createContext(deps, await auth.authenticator.verify(token));
+          } catch (error) {
+            if (error instanceof AuthError) {
+              const e = apiError(error.code === 'FORBIDDEN' ? ErrorCode.FORBIDDEN : ErrorCode.UNAUTHENTICATED, error.message);
+              if (error.code === 'FORBIDDEN') (e.extensions as Record<string, unknown>).http = { status: 403 };
+              throw e;
+            }
+            throw error;
+          }
+        },
+      }),
+    );
+    app.use(GRAPHQL_PATH, bodyErrors(settings.maxBodyBytes));
+
+    if (settings.graphiql) {
+      const page = renderGraphiQLPage({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken });
+      app.get(GRAPHIQL_PATH, (_req, res) => {
+        res.type('html').send(page);
+      });
+    }
+
+    return async () => {
+      await apollo.stop();
+      hub.close();
+    };
+  };
+}
+
+/** Malformed or oversized JSON bodies answer in GraphQL's error shape. */
+function bodyErrors(maxBodyBytes: number): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      res.status(413).json({
+        errors: [{ message: `The request body is larger than ${maxBodyBytes} bytes`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
+      });
+      return;
+    }
+    if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      res.status(400).json({ errors: [{ message: 'The request body is not valid JSON', extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
+      return;
+    }
+    next(error);
+  };
+}

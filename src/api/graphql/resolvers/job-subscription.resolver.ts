@@ -1,0 +1,34 @@
+import { Arg, Authorized, ID, Resolver, Root, Subscription } from 'type-graphql';
+import type { JobEvent } from '../../../engine/types';
+import type { GraphQLContext } from '../context';
+import { jobEventsStream, jobProgressStream } from '../job-streams';
+import { JobKind } from '../types/enums';
+import { JobEventType } from '../types/job-event';
+
+@Resolver(() => JobEventType)
+export class JobSubscriptionResolver {
+  @Authorized()
+  @Subscription(() => JobEventType, {
+    description:
+      "One job's progress: its current snapshot first (reason SNAPSHOT), then every newer event by sequence; completes after a terminal status. An unknown id is NOT_FOUND.",
+    subscribe: ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      return jobProgressStream(ctx, String(args.jobId), ctx.viewer!);
+    },
+  })
+  jobProgress(@Root() event: JobEvent, @Arg('jobId', () => ID) _jobId: string): JobEvent {
+    return event;
+  }
+
+  @Authorized()
+  @Subscription(() => JobEventType, {
+    description: "Every job's events (those you may see), optionally of some kinds only; for dashboards.",
+    subscribe: ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      return jobEventsStream(ctx.hub, args.kinds as string[] | null | undefined, ctx.viewer!);
+    },
+  })
+  jobEvents(@Root() event: JobEvent, @Arg('kinds', () => [JobKind], { nullable: true }) _kinds?: JobKind[] | null): JobEvent {
+    return event;
+  }
+}

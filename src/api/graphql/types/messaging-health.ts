@@ -1,0 +1,80 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { HealthStatusValue } from './enums';
+
+@ObjectType()
+export class TransportHealth {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Boolean)
+  durable!: boolean;
+
+  @Field(() => String, { description: 'connected, connecting, disconnected or closed.' })
+  connection!: string;
+}
+
+@ObjectType()
+export class DatabaseHealth {
+  @Field(() => Boolean)
+  reachable!: boolean;
+}
+
+@ObjectType()
+export class BacklogStateCount {
+  @Field(() => String)
+  state!: string;
+
+  @Field(() => Int)
+  count!: number;
+}
+
+@ObjectType()
+export class BacklogKindCount {
+  @Field(() => String)
+  state!: string;
+
+  @Field(() => String)
+  kind!: string;
+
+  @Field(() => Int)
+  count!: number;
+}
+
+@ObjectType()
+export class MessagingBacklog {
+  @Field(() => [BacklogStateCount])
+  byState!: BacklogStateCount[];
+
+  @Field(() => [BacklogKindCount])
+  byKind!: BacklogKindCount[];
+}
+
+@ObjectType({ description: 'The same figures as GET /health/messaging.' })
+export class MessagingHealth {
+  @Field(() => HealthStatusValue)
+  status!: HealthStatusValue;
+
+  @Field(() => [String])
+  problems!: string[];
+
+  @Field(() => TransportHealth)
+  transport!: TransportHealth;
+
+  @Field(() => DatabaseHealth)
+  database!: DatabaseHealth;
+
+  @Field(() => MessagingBacklog)
+  backlog!: MessagingBacklog;
+
+  @Field(() => Int)
+  expiredLeases!: number;
+
+  @Field(() => Float, { nullable: true })
+  oldestQueuedJobAgeSeconds!: number | null;
+
+  @Field(() => Float, { nullable: true })
+  oldestPendingMessageAgeSeconds!: number | null;
+
+  @Field(() => Date)
+  checkedAt!: Date;
+}
