@@ -198,6 +198,25 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     expect(await queueDepth(url, `${prefix}.delay.2000`)).toBe(0);
   });
 
+  it('routes delayed copies of two kinds sharing one bucket back to their own kinds', async () => {
+    const kinds2 = [kind('rA'), kind('rB')];
+    const seen = new Map<string, string[]>(); // outboxId → queues (kinds) it was delivered on
+    for (const k of kinds2) {
+      handles.push(
+        await transport.consume(k, 2, async (m): Promise<Settlement> => {
+          const list = seen.get(m.outboxId) ?? [];
+          list.push(k);
+          seen.set(m.outboxId, list);
+          return list.length === 1 ? { type: 'retry', delayMs: 1_200 } : { type: 'ack' };
+        }),
+      );
+    }
+    const sent = [...messages('rA', 3), ...messages('rB', 3)];
+    await transport.publish(sent);
+    await waitUntil('every message twice', () => sent.every((m) => seen.get(m.outboxId)?.length === 2), 10_000);
+    for (const m of sent) expect(seen.get(m.outboxId)).toEqual([m.kind, m.kind]);
+  });
+
   it('brings a message back after 1 s when the handler throws', async () => {
     const k = kind('throws');
     const times: number[] = [];
