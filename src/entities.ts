@@ -1,4 +1,6 @@
+import { academicEntities } from './academic/entities';
 import { engineEntities } from './engine/entities';
+import { schedulingEntities } from './scheduling/entities';
 
 /** Every MikroORM entity of the service; domain modules add theirs here. */
-export const allEntities = [...engineEntities];
+export const allEntities = [...engineEntities, ...academicEntities, ...schedulingEntities];

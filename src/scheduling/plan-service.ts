@@ -1,0 +1,225 @@
+/**
+ * Timetable plans of a term: create, copy, place and lock lectures, export in the
+ * ITC-2007 solution format, and evaluate with the independent evaluator.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AcademicTerm, Course, Room } from '../academic/entities';
+import { requireId, requireInt, requireName } from '../academic/validation';
+import { badInput, notFound } from '../engine/errors';
+import { formatSolution } from './ctt/ctt-format';
+import { evaluateTimetable } from './ctt/evaluator';
+import { compileModel, CttModelError, type CttAssignment } from './ctt/model';
+import { describeConflicts } from './conflicts';
+import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
+import { buildCttModel, loadTermData, type TermData } from './term-data';
+
+export interface CreateSchedulePlanInput {
+  termId: string;
+  name: string;
+}
+
+export interface PlaceLectureInput {
+  planId: string;
+  courseId: string;
+  lectureIndex: number;
+  day: number;
+  period: number;
+  roomId: string;
+  locked?: boolean;
+}
+
+export interface PlanEvaluation {
+  hardViolations: number;
+  penalty: number;
+  feasible: boolean;
+  breakdown: {
+    lectures: number;
+    conflicts: number;
+    availability: number;
+    roomOccupancy: number;
+    roomCapacity: number;
+    minWorkingDays: number;
+    curriculumCompactness: number;
+    roomStability: number;
+  };
+  /** The hard violations in words ("Tuesday period 3: teacher T12 teaches both C01 and C07"). */
+  conflicts: string[];
+}
+
+export async function findSchedulePlan(em: EntityManager, id: string): Promise<SchedulePlan> {
+  const plan = await em.findOne(SchedulePlan, { id: requireId('planId', id) });
+  if (!plan) throw notFound(`No schedule plan with id ${id}`, { planId: id });
+  return plan;
+}
+
+export const listSchedulePlans = (em: EntityManager, termId: string) =>
+  em.find(SchedulePlan, { term: requireId('termId', termId) }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+
+export const listAssignments = (em: EntityManager, planId: string) =>
+  em.find(ScheduleAssignment, { plan: requireId('planId', planId) }, { orderBy: { day: 'asc', period: 'asc', course: { code: 'asc' } }, populate: ['course', 'room'] });
+
+export async function createSchedulePlan(em: EntityManager, input: CreateSchedulePlanInput): Promise<SchedulePlan> {
+  const termId = requireId('termId', input.termId);
+  const name = requireName('name', input.name);
+  return em.transactional(async (tx) => {
+    const term = await tx.findOne(AcademicTerm, { id: termId });
+    if (!term) throw badInput(`termId: no academic term with id ${termId}`, { field: 'termId', value: termId });
+    const plan = tx.create(SchedulePlan, { term, name, status: SchedulePlanStatus.DRAFT });
+    await tx.flush();
+    return plan;
+  });
+}
+
+/** A new DRAFT with the same assignments (and locks) as any plan. */
+export async function copySchedulePlan(em: EntityManager, planId: string, name?: string | null): Promise<SchedulePlan> {
+  const newName = name == null ? undefined : requireName('name', name);
+  return em.transactional(async (tx) => {
+    const source = await findSchedulePlan(tx, planId);
+    const plan = tx.create(SchedulePlan, {
+      term: source.term,
+      name: newName ?? `${source.name} (copy)`,
+      status: SchedulePlanStatus.DRAFT,
+      copiedFromId: source.id,
+    });
+    await tx.flush();
+    await tx
+      .getConnection()
+      .execute(
+        `INSERT INTO schedule_assignments (id, plan_id, course_id, lecture_index, day, period, room_id, locked)
+         SELECT gen_random_uuid(), ?, course_id, lecture_index, day, period, room_id, locked FROM schedule_assignments WHERE plan_id = ?`,
+        [plan.id, source.id],
+        'run',
+        tx.getTransactionContext(),
+      );
+    return plan;
+  });
+}
+
+export async function renameSchedulePlan(em: EntityManager, planId: string, name: string): Promise<SchedulePlan> {
+  const valid = requireName('name', name);
+  return em.transactional(async (tx) => {
+    const plan = await findSchedulePlan(tx, planId);
+    plan.name = valid;
+    await tx.flush();
+    return plan;
+  });
+}
+
+/** Only a DRAFT may be deleted: a published or archived plan is the office's record. */
+export async function deleteSchedulePlan(em: EntityManager, planId: string): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const plan = await findSchedulePlan(tx, planId);
+    if (plan.status !== SchedulePlanStatus.DRAFT) throw badInput(`planId: plan "${plan.name}" is ${plan.status}; only a DRAFT can be deleted`, { field: 'planId' });
+    await tx.nativeDelete(SchedulePlan, { id: plan.id });
+    return true;
+  });
+}
+
+function requireDraft(plan: SchedulePlan, what: string): void {
+  if (plan.status !== SchedulePlanStatus.DRAFT) {
+    throw badInput(`planId: plan "${plan.name}" is ${plan.status}; only a DRAFT can be ${what} (copy it to make a new draft)`, { field: 'planId', status: plan.status });
+  }
+}
+
+/**
+ * Places one lecture of a course (replacing where that lecture was), as a person does
+ * by hand; `locked` (default true) keeps it there when the plan is scheduled again.
+ */
+export async function placeLecture(em: EntityManager, input: PlaceLectureInput): Promise<ScheduleAssignment> {
+  const planId = requireId('planId', input.planId);
+  const courseId = requireId('courseId', input.courseId);
+  const roomId = requireId('roomId', input.roomId);
+  return em.transactional(async (tx) => {
+    const plan = await findSchedulePlan(tx, planId);
+    requireDraft(plan, 'edited');
+    const term = await tx.findOneOrFail(AcademicTerm, { id: plan.term.id });
+    const course = await tx.findOne(Course, { id: courseId });
+    if (!course || course.term.id !== term.id) throw badInput(`courseId: no course ${courseId} in the plan's term`, { field: 'courseId', value: courseId });
+    const room = await tx.findOne(Room, { id: roomId });
+    if (!room || room.term.id !== term.id) throw badInput(`roomId: no room ${roomId} in the plan's term`, { field: 'roomId', value: roomId });
+    const lectureIndex = requireInt('lectureIndex', input.lectureIndex, 0, course.lecturesPerWeek - 1, ` (course ${course.code} has ${course.lecturesPerWeek} lectures)`);
+    const day = requireInt('day', input.day, 0, term.daysPerWeek - 1, ` (0-based; ${term.daysPerWeek} days)`);
+    const period = requireInt('period', input.period, 0, term.periodsPerDay - 1, ` (0-based; ${term.periodsPerDay} periods a day)`);
+    if (input.locked != null && typeof input.locked !== 'boolean') throw badInput('locked must be true or false', { field: 'locked' });
+    let row = await tx.findOne(ScheduleAssignment, { plan, course, lectureIndex });
+    if (row) tx.assign(row, { day, period, room, locked: input.locked ?? true });
+    else row = tx.create(ScheduleAssignment, { plan, course, lectureIndex, day, period, room, locked: input.locked ?? true });
+    await tx.flush();
+    return row;
+  });
+}
+
+export async function setAssignmentLocked(em: EntityManager, assignmentId: string, locked: boolean): Promise<ScheduleAssignment> {
+  const id = requireId('assignmentId', assignmentId);
+  if (typeof locked !== 'boolean') throw badInput('locked must be true or false', { field: 'locked', value: locked });
+  return em.transactional(async (tx) => {
+    const row = await tx.findOne(ScheduleAssignment, { id }, { populate: ['plan'] });
+    if (!row) throw notFound(`No schedule assignment with id ${assignmentId}`, { assignmentId });
+    requireDraft(row.plan, locked ? 'locked' : 'unlocked');
+    row.locked = locked;
+    await tx.flush();
+    return row;
+  });
+}
+
+export const lockAssignment = (em: EntityManager, id: string) => setAssignmentLocked(em, id, true);
+export const unlockAssignment = (em: EntityManager, id: string) => setAssignmentLocked(em, id, false);
+
+/** A plan's lectures by codes, ordered by course and lecture. */
+async function planLectures(em: EntityManager, planId: string, data: TermData) {
+  const rows = await em.find(ScheduleAssignment, { plan: planId });
+  const courses = new Map(data.courses.map((c) => [c.id, c]));
+  const rooms = new Map(data.rooms.map((r) => [r.id, r]));
+  const placed = rows
+    .map((a) => ({ courseId: a.course.id, lectureIndex: a.lectureIndex, day: a.day, period: a.period, roomId: a.room.id }))
+    .sort((a, b) => courses.get(a.courseId)!.code.localeCompare(courses.get(b.courseId)!.code) || a.lectureIndex - b.lectureIndex);
+  const assignments: CttAssignment[] = placed.map((a) => ({
+    course: courses.get(a.courseId)!.code,
+    room: rooms.get(a.roomId)!.code,
+    day: a.day,
+    period: a.period,
+  }));
+  return { placed, assignments };
+}
+
+/** The plan in the competition's solution format, with the term's (imported) codes. */
+export async function solutionText(em: EntityManager, planId: string): Promise<string> {
+  const plan = await findSchedulePlan(em, planId);
+  const data = await loadTermData(em, plan.term.id);
+  return formatSolution((await planLectures(em, plan.id, data)).assignments);
+}
+
+/** Hard violations and ITC-2007 penalty of a plan, from the independent evaluator. */
+export async function evaluateSchedulePlan(em: EntityManager, planId: string): Promise<PlanEvaluation> {
+  const plan = await findSchedulePlan(em, planId);
+  const data = await loadTermData(em, plan.term.id);
+  const { placed, assignments } = await planLectures(em, plan.id, data);
+  return evaluateLectures(data, placed, assignments);
+}
+
+export function evaluateLectures(data: TermData, placed: Parameters<typeof describeConflicts>[1], assignments: CttAssignment[]): PlanEvaluation {
+  let instance;
+  try {
+    instance = compileModel(buildCttModel(data));
+  } catch (error) {
+    if (error instanceof CttModelError) throw badInput(`The term ${data.term.code} cannot be timetabled as it is: ${error.message}`, { termId: data.term.id });
+    throw error;
+  }
+  const result = evaluateTimetable(instance, assignments);
+  return {
+    hardViolations: result.hard.total,
+    penalty: result.soft.total,
+    feasible: result.feasible,
+    breakdown: {
+      lectures: result.hard.lectures,
+      conflicts: result.hard.conflicts,
+      availability: result.hard.availability,
+      roomOccupancy: result.hard.roomOccupancy,
+      roomCapacity: result.soft.roomCapacity,
+      minWorkingDays: result.soft.minWorkingDays,
+      curriculumCompactness: result.soft.curriculumCompactness,
+      roomStability: result.soft.roomStability,
+    },
+    conflicts: result.hard.total > 0 ? describeConflicts(data, placed) : [],
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The SCHEDULE_PUBLISH job: check a plan has no hard violation, archive the term's
+ * previously published plan, publish this one and rebuild the published timetable
+ * views — the writes in ONE transaction that also completes the job, so a failure at
+ * any step leaves the previous published timetable in force.
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireId } from '../academic/validation';
+import { dayName, periodLabel } from '../academic/week';
+import type { JobEngine } from '../engine/engine';
+import { badInput } from '../engine/errors';
+import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
+import type { JobSnapshot } from '../engine/types';
+import { JobKind } from '../job-kinds';
+import { summariseConflicts } from './conflicts';
+import { PublishedTimetableEntry, ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
+import { evaluateLectures, findSchedulePlan, type PlanEvaluation } from './plan-service';
+import { loadTermData, type TermData } from './term-data';
+
+export const SchedulePublishSteps = {
+  VALIDATING: 'Validating the plan',
+  PUBLISHING: 'Publishing the plan',
+} as const;
+
+/** The stages inside the publishing transaction, in order (named for the failure-injection hook). */
+export type PublishStage = 'validate' | 'archive-previous' | 'publish' | 'build-views';
+
+export interface SchedulePublishInput {
+  planId: string;
+}
+
+export interface SchedulePublishResult {
+  planId: string;
+  termId: string;
+  previousPlanId: string | null;
+  entries: number;
+  penalty: number;
+  publishedAt: string;
+}
+
+export function validateSchedulePublishInput(raw: unknown): SchedulePublishInput {
+  if (!raw || typeof raw !== 'object') throw badInput('input must be an object { planId }');
+  return { planId: requireId('planId', (raw as Record<string, unknown>).planId) };
+}
+
+export const termPublishKey = (termId: string) => `term-publish:${termId}`;
+
+/** Starts publishing a DRAFT (or an ARCHIVED plan, to bring it back). */
+export async function publishSchedulePlan(
+  deps: { em: EntityManager; engine: Pick<JobEngine, 'enqueue'> },
+  planId: string,
+  requestedBy?: string | null,
+): Promise<JobSnapshot> {
+  const input = validateSchedulePublishInput({ planId });
+  return deps.em.transactional(async (tx) => {
+    const plan = await findSchedulePlan(tx, input.planId);
+    if (plan.status === SchedulePlanStatus.PUBLISHED) throw badInput(`planId: plan "${plan.name}" is already published`, { field: 'planId' });
+    const { job } = await deps.engine.enqueue(
+      { kind: JobKind.SCHEDULE_PUBLISH, input, requestedBy: requestedBy ?? null, exclusiveKey: termPublishKey(plan.term.id) },
+      tx,
+    );
+    return job;
+  });
+}
+
+export interface SchedulePublishOptions {
+  /**
+   * Test hook: called inside the publishing transaction as each stage begins; throwing
+   * rolls the whole publication back. Production code passes nothing.
+   */
+  beforeStage?: (stage: PublishStage, planId: string) => void | Promise<void>;
+}
+
+async function placedLectures(em: EntityManager, planId: string, data: TermData) {
+  const rows = await em.find(ScheduleAssignment, { plan: planId });
+  const courses = new Map(data.courses.map((c) => [c.id, c]));
+  const rooms = new Map(data.rooms.map((r) => [r.id, r]));
+  const placed = rows.map((a) => ({ courseId: a.course.id, lectureIndex: a.lectureIndex, day: a.day, period: a.period, roomId: a.room.id }));
+  const assignments = placed.map((a) => ({ course: courses.get(a.courseId)!.code, room: rooms.get(a.roomId)!.code, day: a.day, period: a.period }));
+  return { placed, assignments };
+}
+
+function refuseIfInfeasible(plan: SchedulePlan, evaluation: PlanEvaluation): void {
+  if (evaluation.hardViolations === 0) return;
+  throw new PermanentJobError(
+    `Plan "${plan.name}" cannot be published: it has ${evaluation.hardViolations} hard violation(s). Fix these first:\n${summariseConflicts(evaluation.conflicts)}`,
+  );
+}
+
+export function createSchedulePublishProcessor(options: SchedulePublishOptions = {}) {
+  const stage = async (name: PublishStage, planId: string) => options.beforeStage?.(name, planId);
+  return async (ctx: ProcessorContext<SchedulePublishInput>): Promise<SchedulePublishResult> => {
+    const input = validateSchedulePublishInput(ctx.input);
+    const { em } = ctx;
+
+    // Outside the transaction first, so a plan with conflicts fails with the list at once.
+    ctx.progress.step(SchedulePublishSteps.VALIDATING);
+    const plan = await em.findOne(SchedulePlan, { id: input.planId });
+    if (!plan) throw new PermanentJobError(`Schedule plan ${input.planId} no longer exists`);
+    const data = await loadTermData(em, plan.term.id);
+    const first = await placedLectures(em, plan.id, data);
+    refuseIfInfeasible(plan, evaluateLectures(data, first.placed, first.assignments));
+    ctx.signal.throwIfAborted();
+
+    ctx.progress.step(SchedulePublishSteps.PUBLISHING, 'archiving the previous plan, publishing this one, building the published timetable');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    return ctx.completeWithin(async (tx) => {
+      // Serialise publishers of a term on the term's plans; re-check under the lock.
+      await stage('validate', plan.id);
+      const locked = await tx.find(SchedulePlan, { term: plan.term.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
+      const current = locked.find((p) => p.id === plan.id);
+      if (!current) throw new PermanentJobError(`Schedule plan ${plan.id} was deleted`);
+      if (current.status === SchedulePlanStatus.PUBLISHED) throw new PermanentJobError(`Plan "${current.name}" is already published`);
+      const txData = await loadTermData(tx, plan.term.id);
+      const lectures = await placedLectures(tx, plan.id, txData);
+      const evaluation = evaluateLectures(txData, lectures.placed, lectures.assignments);
+      refuseIfInfeasible(current, evaluation);
+
+      await stage('archive-previous', plan.id);
+      const previous = locked.find((p) => p.status === SchedulePlanStatus.PUBLISHED) ?? null;
+      const now = new Date();
+      if (previous) {
+        await tx.nativeUpdate(SchedulePlan, { id: previous.id }, { status: SchedulePlanStatus.ARCHIVED, archivedAt: now, updatedAt: now });
+      }
+
+      await stage('publish', plan.id);
+      await tx.nativeUpdate(SchedulePlan, { id: plan.id }, { status: SchedulePlanStatus.PUBLISHED, publishedAt: now, archivedAt: null, updatedAt: now });
+
+      await stage('build-views', plan.id);
+      await tx.nativeDelete(PublishedTimetableEntry, { term: plan.term.id });
+      const course = new Map(txData.courses.map((c) => [c.id, c]));
+      const room = new Map(txData.rooms.map((r) => [r.id, r]));
+      const teacher = new Map(txData.teachers.map((t) => [t.id, t]));
+      const curriculaOf = new Map<string, { id: string; code: string }[]>();
+      for (const q of txData.curricula) for (const id of q.courseIds) curriculaOf.set(id, [...(curriculaOf.get(id) ?? []), q]);
+      const rows = lectures.placed.map((a) => {
+        const c = course.get(a.courseId)!;
+        const t = teacher.get(c.teacher.id)!;
+        const r = room.get(a.roomId)!;
+        const qs = curriculaOf.get(c.id) ?? [];
+        return {
+          term: txData.term.id,
+          plan: plan.id,
+          day: a.day,
+          period: a.period,
+          dayName: dayName(a.day),
+          periodLabel: periodLabel(txData.term, a.period),
+          courseId: c.id,
+          courseCode: c.code,
+          courseName: c.name,
+          lectureIndex: a.lectureIndex,
+          teacherId: t.id,
+          teacherCode: t.code,
+          teacherName: t.name,
+          roomId: r.id,
+          roomCode: r.code,
+          roomName: r.name,
+          curriculumIds: qs.map((q) => q.id),
+          curriculumCodes: qs.map((q) => q.code),
+        };
+      });
+      for (const row of rows) tx.create(PublishedTimetableEntry, row);
+      await tx.flush();
+      return {
+        planId: plan.id,
+        termId: txData.term.id,
+        previousPlanId: previous?.id ?? null,
+        entries: rows.length,
+        penalty: evaluation.penalty,
+        publishedAt: now.toISOString(),
+      };
+    });
+  };
+}
+
+export function schedulePublishRegistration(defaults: KindDefaults, options: SchedulePublishOptions = {}): KindRegistration<SchedulePublishInput, SchedulePublishResult> {
+  return {
+    kind: JobKind.SCHEDULE_PUBLISH,
+    defaults,
+    validateInput: validateSchedulePublishInput,
+    processor: createSchedulePublishProcessor(options),
+  };
+}

@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listCourses, listCurricula, listRooms, listTeachers, listTerms, listUnavailability } from '../../src/academic/academic-service';
+import { importCurriculumTimetabling } from '../../src/academic/ctt-import';
+import { AcademicTerm } from '../../src/academic/entities';
+import { EngineError } from '../../src/engine/errors';
+import { createTestDb } from '../support/engine-harness';
+
+const DATASETS = join(__dirname, '../../../shared/datasets/itc2007-ctt');
+const comp01 = () => readFileSync(join(DATASETS, 'comp01.ctt'), 'utf8');
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+beforeAll(async () => {
+  ctx = await createTestDb('academic_import');
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+const em = () => ctx.db.orm.em.fork();
+
+async function expectCode(promise: Promise<unknown>, code: string, message: RegExp) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(EngineError);
+  expect((error as EngineError).code).toBe(code);
+  expect((error as EngineError).message).toMatch(message);
+}
+
+describe('importCurriculumTimetabling', () => {
+  it('imports comp01 as a term with all its data and codes', async () => {
+    const term = await importCurriculumTimetabling(em(), comp01(), 'COMP01-IMPORT');
+    expect(term).toMatchObject({ code: 'COMP01-IMPORT', name: 'Fis0506-1', daysPerWeek: 5, periodsPerDay: 6 });
+    const [teachers, rooms, courses, curricula, unavailable] = await Promise.all([
+      listTeachers(em(), term.id),
+      listRooms(em(), term.id),
+      listCourses(em(), term.id),
+      listCurricula(em(), term.id),
+      listUnavailability(em(), term.id),
+    ]);
+    expect(courses).toHaveLength(30);
+    expect(rooms).toHaveLength(6);
+    expect(teachers).toHaveLength(24);
+    expect(curricula).toHaveLength(14);
+    expect(unavailable).toHaveLength(53);
+    expect(courses.find((c) => c.code === 'c0001')).toMatchObject({ lecturesPerWeek: 6, minWorkingDays: 4, students: 130 });
+    expect(courses.find((c) => c.code === 'c0001')!.teacher.code).toBe('t000');
+    expect(rooms.map((r) => r.code)).toContain('rB');
+  });
+
+  it('uses the file name as the term code when none is given, and a second import of it is a CONFLICT', async () => {
+    const term = await importCurriculumTimetabling(em(), comp01());
+    expect(term.code).toBe('Fis0506-1');
+    await expectCode(importCurriculumTimetabling(em(), comp01()), 'CONFLICT', /Fis0506-1 already exists/);
+  });
+
+  it('refuses malformed text with BAD_USER_INPUT naming the line, and writes nothing', async () => {
+    const before = (await listTerms(em())).length;
+    const lines = comp01().split('\n');
+    const cases: [string, string, RegExp][] = [
+      ['a non-numeric lecture count', lines.map((l, i) => (i === 11 ? 'c0004 t002 six 3 117' : l)).join('\n'), /line 12: .*must be an integer, found "six"/],
+      ['a room of capacity 0', comp01().replace(/^rB\s+\d+/m, 'rB 0'), /line \d+: room rB has capacity 0/],
+      ['a curriculum naming an unknown course', comp01().replace(/^(q000\s+\d+\s+)\S+/m, '$1nosuch'), /line \d+: curriculum q000 lists unknown course nosuch/],
+      ['a missing END.', comp01().replace('END.', ''), /missing "END\."/],
+      ['a header that lies about the course count', comp01().replace('Courses: 30', 'Courses: 31'), /line 2: the header declares Courses: 31/],
+    ];
+    for (const [what, text, message] of cases) {
+      const error = await importCurriculumTimetabling(em(), text, `BAD-${what.length}`).catch((e: unknown) => e);
+      expect(error, what).toBeInstanceOf(EngineError);
+      expect((error as EngineError).code, what).toBe('BAD_USER_INPUT');
+      expect((error as EngineError).message, what).toMatch(message);
+    }
+    await expectCode(importCurriculumTimetabling(em(), '   '), 'BAD_USER_INPUT', /empty/);
+    await expectCode(importCurriculumTimetabling(em(), comp01(), 'has blank'), 'BAD_USER_INPUT', /termCode must not contain blanks/);
+    expect((await listTerms(em())).length).toBe(before);
+    expect(await em().count(AcademicTerm, { code: { $like: 'BAD-%' } })).toBe(0);
+  });
+});
