@@ -244,7 +244,7 @@ export class JobEngine {
   }
 
   async health(): Promise<MessagingHealth> {
-    return checkMessagingHealth(this.options.pool, this.options.transport);
+    return checkMessagingHealth(this.options.pool, this.options.transport, this.options.bus);
   }
 
   /** Watch every job event in this process (the bus carries events from all processes). */

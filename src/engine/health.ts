@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { poolSql } from './db/sql';
 import { messagingFigures, type BacklogRow } from './queries/messaging-health';
+import type { EventBus } from './events/event-bus';
 import type { ConnectionState, JobTransport } from './transport/transport';
 import { OutboxState } from './types';
 
@@ -14,6 +15,7 @@ export interface MessagingHealth {
   /** Why the status is not HEALTHY, in words. */
   problems: string[];
   transport: { name: string; durable: boolean; connection: ConnectionState };
+  eventBus: { name: string; connection: ConnectionState };
   database: { reachable: boolean };
   backlog: { byState: Record<string, number>; byKind: BacklogRow[] };
   expiredLeases: number;
@@ -24,8 +26,9 @@ export interface MessagingHealth {
 
 const BACKLOG_STATES = [OutboxState.PENDING, OutboxState.PUBLISHING, OutboxState.PUBLISHED, OutboxState.PROCESSING];
 
-export async function checkMessagingHealth(pool: Pool, transport: JobTransport): Promise<MessagingHealth> {
+export async function checkMessagingHealth(pool: Pool, transport: JobTransport, bus?: EventBus): Promise<MessagingHealth> {
   const connection = transport.connectionState();
+  const busConnection = bus?.connectionState() ?? 'connected';
   const problems: string[] = [];
   const byState: Record<string, number> = Object.fromEntries(BACKLOG_STATES.map((s) => [s, 0]));
   let figures;
@@ -35,6 +38,8 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport):
     problems.push(`database unreachable: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);
+  // Events only feed live views; a bus that is down degrades, it does not stop jobs.
+  if (busConnection !== 'connected') problems.push(`event bus ${bus.name} is ${busConnection}`);
   if (figures) {
     for (const row of figures.backlog) byState[row.state] = (byState[row.state] ?? 0) + row.count;
     if (figures.expiredLeases > 0) problems.push(`${figures.expiredLeases} message(s) hold an expired lease`);
@@ -47,6 +52,7 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport):
     status: unhealthy ? 'UNHEALTHY' : problems.length > 0 ? 'DEGRADED' : 'HEALTHY',
     problems,
     transport: { name: transport.name, durable: transport.durable, connection },
+    eventBus: { name: bus?.name ?? transport.name, connection: busConnection },
     database: { reachable: figures !== undefined },
     backlog: { byState, byKind: figures?.backlog ?? [] },
     expiredLeases: figures?.expiredLeases ?? 0,

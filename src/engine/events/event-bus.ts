@@ -1,3 +1,4 @@
+import type { ConnectionState } from '../transport/transport';
 import type { JobEvent } from '../types';
 
 export type JobEventListener = (event: JobEvent) => void;
@@ -13,5 +14,7 @@ export interface EventBus {
   publish(event: JobEvent): void;
   /** Returns a function that unsubscribes. */
   subscribe(listener: JobEventListener): () => void;
+  /** Whether events can leave this process now (in-memory: always while open). */
+  connectionState(): ConnectionState;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { JobEvent } from '../types';
+import type { ConnectionState } from '../transport/transport';
 import type { EventBus, JobEventListener } from './event-bus';
 
 /** Delivers each event to this process's listeners, asynchronously so a slow listener never delays the writer. */
@@ -33,7 +34,14 @@ export class InMemoryEventBus implements EventBus {
     return this.listeners.size;
   }
 
+  private closed = false;
+
+  connectionState(): ConnectionState {
+    return this.closed ? 'closed' : 'connected';
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
     this.listeners.clear();
   }
 }
