@@ -39,7 +39,7 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
   }
   if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);
   // Events only feed live views; a bus that is down degrades, it does not stop jobs.
-  if (busConnection !== 'connected') problems.push(`event bus ${bus.name} is ${busConnection}`);
+  if (busConnection !== 'connected') problems.push(`event bus ${bus?.name} is ${busConnection}`);
   if (figures) {
     for (const row of figures.backlog) byState[row.state] = (byState[row.state] ?? 0) + row.count;
     if (figures.expiredLeases > 0) problems.push(`${figures.expiredLeases} message(s) hold an expired lease`);
