@@ -3,6 +3,9 @@ import { metrics as otel, type Counter, type Histogram, type Meter } from '@open
 /** The meter's name, as the seed's `Jiaowu.BackgroundJobs` in OpenTelemetry's style. */
 export const METER_NAME = 'jiaowu.background_jobs';
 
+/** Seconds, from a millisecond publish to a long solve (the SDK's defaults suit milliseconds). */
+const DURATION_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+
 export type ProcessOutcome = 'completed' | 'retry' | 'failed' | 'cancelled' | 'retry-limit' | 'lease-lost' | 'released';
 
 /** The engine's instruments; one place so that names and units stay consistent. */
@@ -27,10 +30,12 @@ export class EngineMetrics {
     this.publishDuration = meter.createHistogram('jiaowu.background_jobs.publish.duration', {
       description: 'Time to publish one batch of outbox messages and get the confirms',
       unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
     });
     this.processingDuration = meter.createHistogram('jiaowu.background_jobs.processing.duration', {
-      description: "Time a processor ran, by kind and outcome",
+      description: 'Time a processor ran, by kind and outcome',
       unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
     });
     this.cleanedUp = meter.createCounter('jiaowu.background_jobs.cleanup', {
       description: 'Completed outbox messages deleted after the retention period',

@@ -4,6 +4,7 @@ import { JobEngine, type EngineRoles, type EngineSettings } from '../../src/engi
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
 import { silentLogger } from '../../src/engine/logger';
+import type { EngineMetrics } from '../../src/engine/metrics';
 import { KindRegistry, type KindRegistration } from '../../src/engine/registry';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
 import type { JobTransport } from '../../src/engine/transport/transport';
@@ -45,6 +46,7 @@ export interface EngineHarnessOptions {
   bus?: EventBus;
   settings?: Partial<EngineSettings>;
   roles?: Partial<EngineRoles>;
+  metrics?: EngineMetrics;
 }
 
 export function buildEngine(options: EngineHarnessOptions): JobEngine {
@@ -61,6 +63,7 @@ export function buildEngine(options: EngineHarnessOptions): JobEngine {
     logger: silentLogger,
     settings: { ...FAST_SETTINGS, ...options.settings },
     roles: { publisher: true, worker: true, maintenance: false, ...options.roles },
+    metrics: options.metrics,
   });
 }
 

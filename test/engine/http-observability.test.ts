@@ -1,0 +1,70 @@
+/** /health/* and /metrics over real HTTP, after real jobs ran. */
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type RunningHttpServer } from '../../src/api/server';
+import type { JobEngine } from '../../src/engine/engine';
+import { silentLogger } from '../../src/engine/logger';
+import { EngineMetrics, METER_NAME } from '../../src/engine/metrics';
+import { PermanentJobError } from '../../src/engine/registry';
+import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+let engine: JobEngine;
+let http: RunningHttpServer;
+let meterProvider: MeterProvider;
+
+beforeAll(async () => {
+  ctx = await createTestDb('http_observability');
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  meterProvider = new MeterProvider({ readers: [exporter] });
+  engine = buildEngine({
+    db: ctx.db,
+    registrations: [
+      { kind: 'OK', defaults: { consumers: 2 }, processor: async () => 'fine' },
+      { kind: 'BAD', defaults: { consumers: 1 }, processor: async () => Promise.reject(new PermanentJobError('bad data')) },
+    ],
+    metrics: new EngineMetrics(meterProvider.getMeter(METER_NAME)),
+  });
+  await engine.start();
+  http = await startHttpServer({ port: 0, host: '127.0.0.1', logger: silentLogger, engine, metricsExporter: exporter });
+});
+
+afterAll(async () => {
+  await http?.close();
+  await engine?.stop(1_000);
+  await meterProvider?.shutdown();
+  await ctx?.close();
+});
+
+describe('health and metrics endpoints', () => {
+  it('live, ready and messaging answer with the documented shapes', async () => {
+    const live = await fetch(`${http.url}/health/live`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'UP' });
+    const ready = await fetch(`${http.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'READY', database: { reachable: true }, transport: { connection: 'connected' } });
+    const messaging = await (await fetch(`${http.url}/health/messaging`)).json();
+    expect(messaging).toMatchObject({
+      status: 'HEALTHY',
+      backlog: { byState: { PENDING: 0, PUBLISHING: 0, PUBLISHED: 0, PROCESSING: 0 } },
+      expiredLeases: 0,
+      transport: { name: 'in-memory', durable: false },
+    });
+  });
+
+  it('exports the jiaowu.background_jobs meter for Prometheus', async () => {
+    const ok = await engine.enqueue({ kind: 'OK', input: {} });
+    const bad = await engine.enqueue({ kind: 'BAD', input: {} });
+    await waitForJob(engine, ok.job.id);
+    await waitForJob(engine, bad.job.id);
+    await engine.retentionCleaner.runOnce();
+    const text = await (await fetch(`${http.url}/metrics`)).text();
+    expect(text).toMatch(/jiaowu_background_jobs_published_total(\{[^}]*\})? [1-9]/);
+    expect(text).toMatch(/jiaowu_background_jobs_processed_total\{[^}]*kind="OK"[^}]*outcome="completed"[^}]*\} 1/);
+    expect(text).toMatch(/jiaowu_background_jobs_processed_total\{[^}]*kind="BAD"[^}]*outcome="failed"[^}]*\} 1/);
+    expect(text).toMatch(/jiaowu_background_jobs_publish_duration(_seconds)?_count/);
+    expect(text).toMatch(/jiaowu_background_jobs_processing_duration(_seconds)?_count\{[^}]*kind="OK"/);
+  });
+});
