@@ -16,7 +16,10 @@ import { KindRegistry, type KindRegistration } from './engine/registry';
 import { InMemoryTransport } from './engine/transport/in-memory-transport';
 import { RabbitMqTransport } from './engine/transport/rabbitmq-transport';
 import type { JobTransport } from './engine/transport/transport';
-import { ALL_JOB_KINDS } from './job-kinds';
+import { ALL_JOB_KINDS, JobKind } from './job-kinds';
+import { automaticScheduleRegistration } from './scheduling/automatic-schedule';
+import { loadDemoData } from './scheduling/demo-data';
+import { schedulePublishRegistration } from './scheduling/schedule-publish';
 import { registerTestKinds, TEST_KINDS_ENV } from './testing/test-kinds';
 
 export interface App {
@@ -82,6 +85,11 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   });
 
   // Job kinds register here as the domain modules land (scheduling, exams).
+  engine.register(automaticScheduleRegistration({ consumers: config.engine.kinds[JobKind.AUTOMATIC_SCHEDULE].consumers }));
+  engine.register(schedulePublishRegistration({ consumers: config.engine.kinds[JobKind.SCHEDULE_PUBLISH].consumers }));
+
+  // A first start gets a generated demo term with an empty draft plan (idempotent).
+  if (config.loadDemoData) await loadDemoData(db.orm.em.fork(), logger);
 
   for (const registration of options.extraKinds ?? []) engine.register(registration);
   // TEST SUPPORT ONLY: stand-in processors for kinds without one (multi-process API tests).

@@ -21,22 +21,21 @@ export interface TermData {
 export async function loadTermData(em: EntityManager, termId: string): Promise<TermData> {
   const term = await em.findOne(AcademicTerm, { id: termId });
   if (!term) throw notFound(`No academic term with id ${termId}`, { termId });
-  const [teachers, rooms, courses, curricula, unavailable, members] = await Promise.all([
-    em.find(Teacher, { term }, { orderBy: { code: 'asc' } }),
-    em.find(Room, { term }, { orderBy: { code: 'asc' } }),
-    em.find(Course, { term }, { orderBy: { code: 'asc' } }),
-    em.find(Curriculum, { term }, { orderBy: { code: 'asc' } }),
-    em.find(Unavailability, { term }),
-    em
-      .getConnection()
-      .execute<{ curriculum_id: string; course_id: string }[]>(
-        `SELECT cc.curriculum_id, cc.course_id FROM academic_curriculum_courses cc
-         JOIN academic_curricula q ON q.id = cc.curriculum_id WHERE q.term_id = ?`,
-        [term.id],
-        'all',
-        em.getTransactionContext(),
-      ),
-  ]);
+  // One query after another: inside a transaction they share one connection.
+  const teachers = await em.find(Teacher, { term }, { orderBy: { code: 'asc' } });
+  const rooms = await em.find(Room, { term }, { orderBy: { code: 'asc' } });
+  const courses = await em.find(Course, { term }, { orderBy: { code: 'asc' } });
+  const curricula = await em.find(Curriculum, { term }, { orderBy: { code: 'asc' } });
+  const unavailable = await em.find(Unavailability, { term });
+  const members = await em
+    .getConnection()
+    .execute<{ curriculum_id: string; course_id: string }[]>(
+      `SELECT cc.curriculum_id, cc.course_id FROM academic_curriculum_courses cc
+       JOIN academic_curricula q ON q.id = cc.curriculum_id WHERE q.term_id = ?`,
+      [term.id],
+      'all',
+      em.getTransactionContext(),
+    );
   const byCurriculum = new Map<string, string[]>();
   for (const m of members) {
     const list = byCurriculum.get(m.curriculum_id) ?? [];

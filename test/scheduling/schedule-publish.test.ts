@@ -1,0 +1,156 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { updateCourse } from '../../src/academic/academic-service';
+import type { JobEngine } from '../../src/engine/engine';
+import { EngineError } from '../../src/engine/errors';
+import { PermanentJobError } from '../../src/engine/registry';
+import { JobStatus } from '../../src/engine/types';
+import { startAutomaticSchedule } from '../../src/scheduling/automatic-schedule';
+import { PublishedTimetableEntry, SchedulePlan, SchedulePlanStatus } from '../../src/scheduling/entities';
+import { copySchedulePlan, createSchedulePlan, evaluateSchedulePlan, placeLecture } from '../../src/scheduling/plan-service';
+import { publishedTimetable, publishedTimetableByCurriculum, publishedTimetableByRoom, publishedTimetableByTeacher } from '../../src/scheduling/published-timetable';
+import { publishSchedulePlan, type SchedulePublishResult } from '../../src/scheduling/schedule-publish';
+import { loadTermData } from '../../src/scheduling/term-data';
+import { createTestDb, waitForJob } from '../support/engine-harness';
+import { em, schedulingEngine, smallTerm } from './scheduling-harness';
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+let engine: JobEngine | undefined;
+/** Plans whose publication fails at the last stage (the failure-injection hook). */
+const failAtLastStage = new Set<string>();
+
+beforeAll(async () => {
+  ctx = await createTestDb('sched_publish');
+});
+afterEach(async () => {
+  await engine?.stop(2_000);
+  engine = undefined;
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+function startEngine(): Promise<void> {
+  engine = schedulingEngine(ctx.db, {
+    publish: {
+      beforeStage: (stage, planId) => {
+        if (stage === 'build-views' && failAtLastStage.has(planId)) throw new PermanentJobError('injected failure while building the published timetable');
+      },
+    },
+  });
+  return engine.start();
+}
+
+const publish = (planId: string) => publishSchedulePlan({ em: em(ctx.db), engine: engine! }, planId, 'tester');
+const statusOf = async (id: string) => (await em(ctx.db).findOneOrFail(SchedulePlan, { id })).status;
+const views = async (termId: string) =>
+  (await em(ctx.db).find(PublishedTimetableEntry, { term: termId }, { orderBy: { id: 'asc' } })).map((e) => ({ id: e.id, plan: e.plan.id, day: e.day, period: e.period, room: e.roomCode }));
+
+async function solvedPlan(code: string) {
+  const { term, plan } = await smallTerm(ctx.db, code);
+  const job = await startAutomaticSchedule({ em: em(ctx.db), engine: engine! }, { planId: plan.id, timeLimitSeconds: 1, seed: 2 });
+  const done = await waitForJob(engine!, job.id);
+  expect(done.status).toBe(JobStatus.SUCCEEDED);
+  return { term, plan };
+}
+
+describe('SCHEDULE_PUBLISH', () => {
+  it('fails a plan with hard violations, listing the conflicts in words, and publishes nothing', async () => {
+    await startEngine();
+    const { term, plan } = await smallTerm(ctx.db, 'PUB-CLASH');
+    const data = await loadTermData(em(ctx.db), term.id);
+    const [c0, c1] = data.courses;
+    await updateCourse(em(ctx.db), c1.id, { teacherId: c0.teacher.id });
+    await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 1, period: 2, roomId: data.rooms[0].id });
+    await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 2, roomId: data.rooms[0].id });
+    const job = await publish(plan.id);
+    expect(job.exclusiveKey).toBe(`term-publish:${term.id}`);
+    const done = await waitForJob(engine!, job.id);
+    expect(done.status).toBe(JobStatus.FAILED);
+    const teacherCode = data.teachers.find((t) => t.id === c0.teacher.id)!.code;
+    expect(done.errorMessage).toContain(`Tuesday period 3 (13:30–15:05): teacher ${teacherCode} teaches both ${c0.code} and ${c1.code}`);
+    expect(done.errorMessage).toContain(`Tuesday period 3 (13:30–15:05): room ${data.rooms[0].code} is booked for ${c0.code} and ${c1.code}`);
+    expect(done.errorMessage).toMatch(/weekly lectures are not scheduled/);
+    expect(done.attempts).toBe(1);
+    expect(await statusOf(plan.id)).toBe(SchedulePlanStatus.DRAFT);
+    expect(await views(term.id)).toEqual([]);
+    const evaluation = await evaluateSchedulePlan(em(ctx.db), plan.id);
+    expect(evaluation.hardViolations).toBeGreaterThan(0);
+    expect(evaluation.breakdown.conflicts).toBeGreaterThan(0);
+  });
+
+  it('publishes a feasible plan, builds the views, then archives it when the next plan is published', async () => {
+    await startEngine();
+    const { term, plan: first } = await solvedPlan('PUB-OK');
+    const done1 = await waitForJob(engine!, (await publish(first.id)).id);
+    expect(done1.status).toBe(JobStatus.SUCCEEDED);
+    expect(await statusOf(first.id)).toBe(SchedulePlanStatus.PUBLISHED);
+    const data = await loadTermData(em(ctx.db), term.id);
+    const lectures = data.courses.reduce((n, c) => n + c.lecturesPerWeek, 0);
+    expect((done1.result as SchedulePublishResult).entries).toBe(lectures);
+    const all = await publishedTimetable(em(ctx.db), term.id);
+    expect(all).toHaveLength(lectures);
+
+    const teacher = data.courses[0].teacher.id;
+    const byTeacher = await publishedTimetableByTeacher(em(ctx.db), term.id, teacher);
+    expect(byTeacher.length).toBe(data.courses.filter((c) => c.teacher.id === teacher).reduce((n, c) => n + c.lecturesPerWeek, 0));
+    expect(new Set(byTeacher.map((e) => e.teacherId))).toEqual(new Set([teacher]));
+    const curriculum = data.curricula[0];
+    const byCurriculum = await publishedTimetableByCurriculum(em(ctx.db), term.id, curriculum.id);
+    expect(byCurriculum.length).toBe(data.courses.filter((c) => curriculum.courseIds.includes(c.id)).reduce((n, c) => n + c.lecturesPerWeek, 0));
+    expect(byCurriculum.every((e) => e.curriculumCodes.includes(curriculum.code))).toBe(true);
+    // A class group never has two lectures at once in a published timetable.
+    expect(new Set(byCurriculum.map((e) => `${e.day}.${e.period}`)).size).toBe(byCurriculum.length);
+    const room = data.rooms[0].id;
+    const byRoom = await publishedTimetableByRoom(em(ctx.db), term.id, room);
+    expect(byRoom.every((e) => e.roomId === room)).toBe(true);
+    expect(new Set(byRoom.map((e) => `${e.day}.${e.period}`)).size).toBe(byRoom.length);
+    expect(byRoom[0]?.dayName).toMatch(/day$/);
+
+    const second = await copySchedulePlan(em(ctx.db), first.id, 'Second');
+    const done2 = await waitForJob(engine!, (await publish(second.id)).id);
+    expect(done2.status).toBe(JobStatus.SUCCEEDED);
+    expect((done2.result as SchedulePublishResult).previousPlanId).toBe(first.id);
+    expect(await statusOf(first.id)).toBe(SchedulePlanStatus.ARCHIVED);
+    expect(await statusOf(second.id)).toBe(SchedulePlanStatus.PUBLISHED);
+    const after = await views(term.id);
+    expect(after).toHaveLength(lectures);
+    expect(new Set(after.map((e) => e.plan))).toEqual(new Set([second.id]));
+
+    // A published plan cannot be published again; an unknown one is NOT_FOUND.
+    const again = await publish(second.id).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(EngineError);
+    expect((again as EngineError).code).toBe('BAD_USER_INPUT');
+    const missing = await publish('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);
+    expect((missing as EngineError).code).toBe('NOT_FOUND');
+    const malformed = await publish('nope').catch((e: unknown) => e);
+    expect((malformed as EngineError).code).toBe('BAD_USER_INPUT');
+  });
+
+  it('is atomic: a failure injected at the last step leaves the old plan PUBLISHED and the views unchanged', async () => {
+    await startEngine();
+    const { term, plan: old } = await solvedPlan('PUB-ATOMIC');
+    expect((await waitForJob(engine!, (await publish(old.id)).id)).status).toBe(JobStatus.SUCCEEDED);
+    const before = await views(term.id);
+    expect(before.length).toBeGreaterThan(0);
+
+    const next = await copySchedulePlan(em(ctx.db), old.id, 'Doomed');
+    failAtLastStage.add(next.id);
+    const done = await waitForJob(engine!, (await publish(next.id)).id);
+    expect(done.status).toBe(JobStatus.FAILED);
+    expect(done.errorMessage).toMatch(/injected failure/);
+    expect(await statusOf(old.id)).toBe(SchedulePlanStatus.PUBLISHED);
+    expect(await statusOf(next.id)).toBe(SchedulePlanStatus.DRAFT);
+    expect(await views(term.id)).toEqual(before);
+  });
+
+  it('allows one publication per term at a time: a second is a CONFLICT naming the first', async () => {
+    engine = schedulingEngine(ctx.db); // not started: the first job stays QUEUED
+    const { plan } = await smallTerm(ctx.db, 'PUB-EXCL');
+    const other = await createSchedulePlan(em(ctx.db), { termId: plan.term.id, name: 'Other' });
+    const first = await publish(plan.id);
+    const error = (await publish(other.id).catch((e: unknown) => e)) as EngineError;
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toContain(first.id);
+  });
+});
