@@ -1,5 +1,7 @@
 import {
   GraphQLError,
+  getNamedType,
+  isLeafType,
   Kind,
   type ASTVisitor,
   type DocumentNode,
@@ -9,7 +11,7 @@ import {
   type SelectionSetNode,
   type ValidationContext,
 } from 'graphql';
-import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { fieldExtensionsEstimator, getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { apiError, ErrorCode } from './errors';
 
 export interface QueryLimits {
@@ -69,8 +71,16 @@ export function depthLimitRule(maxDepth: number) {
 }
 
 /**
+ * 1 for each object a field resolves to (plus what is selected inside it); scalar and
+ * enum fields are free — the cost counts objects fetched, not bytes. Lists multiply
+ * through type-graphql `complexity` options (e.g. `jobs`: `first` × the node's cost).
+ */
+export const objectEstimator: ComplexityEstimator = ({ field, childComplexity }) =>
+  isLeafType(getNamedType(field.type)) ? 0 : 1 + childComplexity;
+
+/**
  * The cost of the operation to run: type-graphql's `complexity` field options where
- * given (e.g. a page of `first` jobs), 1 per field elsewhere. Null when it is within
+ * given (e.g. a page of `first` jobs), `objectEstimator` elsewhere. Null when it is within
  * the limit, otherwise the error to send.
  */
 export function complexityError(
@@ -87,7 +97,7 @@ export function complexityError(
       query: document,
       operationName: operationName ?? undefined,
       variables: variables ?? {},
-      estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+      estimators: [fieldExtensionsEstimator(), objectEstimator],
     });
   } catch (error) {
     // Bad variables and the like: execution reports them properly.

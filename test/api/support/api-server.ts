@@ -1,0 +1,190 @@
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { print, type ExecutionResult } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { createClient, type Client, type ClientOptions } from 'graphql-ws';
+import WebSocket from 'ws';
+import { Authenticator, type AuthSettings } from '../../../src/api/auth/authenticator';
+import { ApiRole } from '../../../src/api/auth/viewer';
+import { graphqlMount, type GraphQLSettings } from '../../../src/api/graphql/mount';
+import { startHttpServer, type RunningHttpServer } from '../../../src/api/server';
+import type { JobEngine } from '../../../src/engine/engine';
+import { silentLogger } from '../../../src/engine/logger';
+
+export const TEST_JWT = { secret: 'test-secret-of-at-least-thirty-two-bytes!', issuer: 'jiaowu-test', audience: 'jiaowu-api' } as const;
+
+export const TEST_GRAPHQL_SETTINGS: GraphQLSettings = {
+  production: false,
+  introspection: true,
+  graphiql: true,
+  maxDepth: 10,
+  maxComplexity: 1_000,
+  maxBodyBytes: 64 * 1024,
+  maxWsPayloadBytes: 16 * 1024,
+};
+
+export interface TestApiServer {
+  http: RunningHttpServer;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** ws://127.0.0.1:PORT/graphql */
+  wsUrl: string;
+  authenticator: Authenticator;
+  /** Tokens signed with TEST_JWT: admin, scheduler, viewer ("viewer-1"), another viewer, a viewer with jobs:read-all. */
+  tokens: { admin: string; scheduler: string; viewer: string; otherViewer: string; readAllViewer: string };
+  close(): Promise<void>;
+}
+
+/**
+ * An API server in this process on a free port: `startHttpServer` with the GraphQL
+ * mount over `engine`, HS256 tokens from TEST_JWT. Close it before stopping the engine.
+ */
+export async function startTestApiServer(options: {
+  engine: JobEngine;
+  settings?: Partial<GraphQLSettings>;
+  auth?: AuthSettings;
+  devAdminToken?: string | null;
+}): Promise<TestApiServer> {
+  const authenticator = new Authenticator(options.auth ?? { ...TEST_JWT });
+  const http = await startHttpServer({
+    port: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    engine: options.engine,
+    metricsExporter: new PrometheusExporter({ preventServerStart: true }),
+    mount: graphqlMount({
+      engine: options.engine,
+      logger: silentLogger,
+      auth: { authenticator, devAdminToken: options.devAdminToken ?? null },
+      settings: { ...TEST_GRAPHQL_SETTINGS, ...options.settings },
+    }),
+  });
+  const sign = (sub: string, roles: string[], scope?: string) => authenticator.sign({ sub, roles, scope }, '1h');
+  return {
+    http,
+    url: http.url,
+    wsUrl: `${http.url.replace(/^http/, 'ws')}/graphql`,
+    authenticator,
+    tokens: {
+      admin: await sign('admin-1', [ApiRole.ADMIN]),
+      scheduler: await sign('scheduler-1', [ApiRole.SCHEDULER]),
+      viewer: await sign('viewer-1', [ApiRole.VIEWER]),
+      otherViewer: await sign('viewer-2', [ApiRole.VIEWER]),
+      readAllViewer: await sign('viewer-3', [ApiRole.VIEWER], 'jobs:read-all'),
+    },
+    close: () => http.close(),
+  };
+}
+
+export interface HttpResult<R> {
+  status: number;
+  body: ExecutionResult<R> & { errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
+
+/** POST a typed document to /graphql. */
+export async function gql<R, V>(
+  server: { url: string },
+  document: TypedDocumentNode<R, V>,
+  variables: V,
+  token?: string | null,
+  headers: Record<string, string> = {},
+): Promise<HttpResult<R>> {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: JSON.stringify({ query: print(document), variables }),
+  });
+  return { status: response.status, body: (await response.json()) as HttpResult<R>['body'] };
+}
+
+/** A graphql-ws client with the token in connection_init. */
+export function wsClient(server: { wsUrl: string }, token: string | null, options: Partial<ClientOptions> = {}): Client {
+  return createClient({
+    url: server.wsUrl,
+    webSocketImpl: WebSocket,
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+    lazy: true,
+    ...options,
+  });
+}
+
+export interface Collected<R> {
+  results: ExecutionResult<R>[];
+  /** Resolves when the server completes the operation; rejects on a socket or operation error. */
+  done: Promise<void>;
+  /** Resolves with the first `count` results. */
+  first(count: number, timeoutMs?: number): Promise<ExecutionResult<R>[]>;
+  stop(): void;
+}
+
+/** Subscribe with a typed document and collect every result. */
+export function collect<R, V>(client: Client, document: TypedDocumentNode<R, V>, variables: V): Collected<R> {
+  const results: ExecutionResult<R>[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let stop: () => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => {
+    stop = client.subscribe<R>(
+      { query: print(document), variables: variables as Record<string, unknown> },
+      {
+        next: (result) => {
+          results.push(result as ExecutionResult<R>);
+          for (const waiter of [...waiters]) {
+            if (results.length >= waiter.count) {
+              waiters.splice(waiters.indexOf(waiter), 1);
+              waiter.resolve();
+            }
+          }
+        },
+        error: (error) => reject(error),
+        complete: () => resolve(),
+      },
+    );
+  });
+  done.catch(() => undefined);
+  return {
+    results,
+    done,
+    stop: () => stop(),
+    first: (count, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        if (results.length >= count) return resolve(results.slice(0, count));
+        const timer = setTimeout(() => reject(new Error(`only ${results.length} of ${count} results within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(results.slice(0, count));
+          },
+        });
+      }),
+  };
+}
+
+/** Opens a raw socket with the graphql-transport-ws protocol; resolves once open. */
+export function rawSocket(server: { wsUrl: string }): Promise<RawSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
+    const messages: unknown[] = [];
+    const closed = new Promise<{ code: number; reason: string }>((resolveClose) => {
+      socket.on('close', (code, reason) => resolveClose({ code, reason: reason.toString() }));
+    });
+    socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
+    socket.once('open', () => resolve({ socket, messages, closed, send: (value) => socket.send(typeof value === 'string' ? value : JSON.stringify(value)) }));
+    socket.once('error', reject);
+  });
+}
+
+export interface RawSocket {
+  socket: WebSocket;
+  messages: unknown[];
+  closed: Promise<{ code: number; reason: string }>;
+  send(value: unknown): void;
+}
+
+export async function waitUntil(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
