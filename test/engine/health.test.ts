@@ -2,6 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkMessagingHealth, OLDEST_WAITING_DEGRADED_SECONDS } from '../../src/engine/health';
+import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 
@@ -66,6 +67,7 @@ describe('messaging health', () => {
     expect(health.oldestPendingMessageAgeSeconds!).toBeLessThan(130);
     expect(health.database.reachable).toBe(true);
     expect(health.transport).toEqual({ name: 'in-memory', durable: false, connection: 'connected' });
+    expect(health.eventBus).toEqual({ name: 'in-memory', connection: 'connected' });
     expect(health.status).toBe('DEGRADED');
     expect(health.problems).toHaveLength(2);
     expect(health.problems.join('\n')).toMatch(/1 message\(s\) hold an expired lease/);
@@ -114,5 +116,14 @@ describe('messaging health', () => {
     expect(health.status).toBe('UNHEALTHY');
     expect(health.database.reachable).toBe(true);
     expect(health.problems).toEqual(['transport in-memory is closed']);
+  });
+
+  it('DEGRADED (not UNHEALTHY) when only the event bus is down: jobs still run, live views lag', async () => {
+    const bus = new InMemoryEventBus();
+    await bus.close();
+    const health = await buildEngine({ db: ctx.db, registrations: [], bus }).health();
+    expect(health.status).toBe('DEGRADED');
+    expect(health.eventBus.connection).toBe('closed');
+    expect(health.problems).toEqual(['event bus in-memory is closed']);
   });
 });
