@@ -14,7 +14,7 @@ const show = (value: unknown): string => (typeof value === 'string' ? JSON.strin
 
 export function requireInt(field: string, value: unknown, min: number, max: number = Number.MAX_SAFE_INTEGER, why = ''): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
     throw badInput(`${field} must be an integer ${range}${why}, got ${show(value)}`, { field, value });
   }
   return value;

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as academic from '../../src/academic/academic-service';
+import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../src/academic/entities';
+import { EngineError } from '../../src/engine/errors';
+import { createTestDb } from '../support/engine-harness';
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+beforeAll(async () => {
+  ctx = await createTestDb('academic_crud');
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+const em = () => ctx.db.orm.em.fork();
+
+async function refused(promise: Promise<unknown>, code: string, message: RegExp) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error, String(message)).toBeInstanceOf(EngineError);
+  expect((error as EngineError).code, (error as Error).message).toBe(code);
+  expect((error as EngineError).message).toMatch(message);
+}
+
+async function counts() {
+  const e = em();
+  return Promise.all([AcademicTerm, Teacher, Room, Course, Curriculum, Unavailability].map((entity) => e.count(entity as typeof Teacher, {})));
+}
+
+describe('academic services', () => {
+  it('creates, updates and deletes a term and its data', async () => {
+    const term = await academic.createTerm(em(), { code: 'T-2026', name: 'Autumn 2026', daysPerWeek: 5, periodsPerDay: 4, periodLabels: ['8:00', '10:00', '14:00', '16:00'] });
+    const teacher = await academic.createTeacher(em(), { termId: term.id, code: 'T1', name: 'Wang Wei' });
+    const room = await academic.createRoom(em(), { termId: term.id, code: 'R1', capacity: 60 });
+    expect(room.name).toBe('R1');
+    const course = await academic.createCourse(em(), { termId: term.id, code: 'C1', name: 'Algebra', teacherId: teacher.id, lecturesPerWeek: 3, minWorkingDays: 2, students: 50 });
+    const curriculum = await academic.createCurriculum(em(), { termId: term.id, code: 'Q1', courseIds: [course.id, course.id] });
+    expect((await academic.listCurricula(em(), term.id))[0].courses.getItems().map((c) => c.code)).toEqual(['C1']);
+    const u1 = await academic.addUnavailability(em(), { courseId: course.id, day: 4, period: 3 });
+    const u2 = await academic.addUnavailability(em(), { teacherId: teacher.id, day: 0, period: 0 });
+    expect((await academic.addUnavailability(em(), { teacherId: teacher.id, day: 0, period: 0 })).id).toBe(u2.id);
+
+    expect(await academic.updateRoom(em(), room.id, { capacity: 80 })).toMatchObject({ capacity: 80 });
+    expect(await academic.updateCourse(em(), course.id, { lecturesPerWeek: 4, name: 'Linear Algebra' })).toMatchObject({ lecturesPerWeek: 4, name: 'Linear Algebra' });
+    expect(await academic.updateTeacher(em(), teacher.id, { name: 'Li Min' })).toMatchObject({ name: 'Li Min' });
+    expect(await academic.updateTerm(em(), term.id, { name: 'Autumn' })).toMatchObject({ name: 'Autumn', periodsPerDay: 4 });
+    expect(await academic.updateCurriculum(em(), curriculum.id, { courseIds: [] })).toBeTruthy();
+    expect(await academic.removeUnavailability(em(), u1.id)).toBe(true);
+
+    await refused(academic.deleteTeacher(em(), teacher.id), 'CONFLICT', /still teaches 1 course/);
+    expect(await academic.deleteCourse(em(), course.id)).toBe(true);
+    expect(await academic.deleteTeacher(em(), teacher.id)).toBe(true);
+    expect(await academic.deleteRoom(em(), room.id)).toBe(true);
+    expect(await academic.deleteCurriculum(em(), curriculum.id)).toBe(true);
+    expect(await academic.deleteTerm(em(), term.id)).toBe(true);
+    expect(await counts()).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it('refuses bad input for every mutation with a message naming the field, writing nothing', async () => {
+    const term = await academic.createTerm(em(), { code: 'BAD', name: 'Bad inputs', daysPerWeek: 5, periodsPerDay: 6 });
+    const other = await academic.createTerm(em(), { code: 'OTHER', name: 'Another term', daysPerWeek: 5, periodsPerDay: 6 });
+    const teacher = await academic.createTeacher(em(), { termId: term.id, code: 'T1' });
+    const foreignTeacher = await academic.createTeacher(em(), { termId: other.id, code: 'T9' });
+    const room = await academic.createRoom(em(), { termId: term.id, code: 'R1', capacity: 30 });
+    const course = await academic.createCourse(em(), { termId: term.id, code: 'C1', teacherId: teacher.id, lecturesPerWeek: 2, minWorkingDays: 2, students: 10 });
+    const foreignCourse = await academic.createCourse(em(), { termId: other.id, code: 'C9', teacherId: foreignTeacher.id, lecturesPerWeek: 2, minWorkingDays: 2, students: 10 });
+    const curriculum = await academic.createCurriculum(em(), { termId: term.id, code: 'Q1', courseIds: [course.id] });
+    const before = await counts();
+    const NONE = '00000000-0000-4000-8000-000000000000';
+
+    // terms
+    await refused(academic.createTerm(em(), { code: '', name: 'x', daysPerWeek: 5, periodsPerDay: 5 }), 'BAD_USER_INPUT', /code must be 1–64 characters/);
+    await refused(academic.createTerm(em(), { code: 'A B', name: 'x', daysPerWeek: 5, periodsPerDay: 5 }), 'BAD_USER_INPUT', /code must not contain blanks/);
+    await refused(academic.createTerm(em(), { code: 'X', name: 'x', daysPerWeek: 0, periodsPerDay: 5 }), 'BAD_USER_INPUT', /daysPerWeek must be an integer from 1 to 7, got 0/);
+    await refused(academic.createTerm(em(), { code: 'X', name: 'x', daysPerWeek: 5, periodsPerDay: 25 }), 'BAD_USER_INPUT', /periodsPerDay must be an integer from 1 to 24/);
+    await refused(academic.createTerm(em(), { code: 'X', name: 'x', daysPerWeek: 5, periodsPerDay: 2, periodLabels: ['a'] }), 'BAD_USER_INPUT', /periodLabels must have one label per period/);
+    await refused(academic.createTerm(em(), { code: 'BAD', name: 'x', daysPerWeek: 5, periodsPerDay: 2 }), 'CONFLICT', /term with code BAD already exists/);
+    await refused(academic.updateTerm(em(), term.id, { daysPerWeek: 1 }), 'BAD_USER_INPUT', /course C1 .* would not fit/);
+    await refused(academic.updateTerm(em(), NONE, { name: 'x' }), 'NOT_FOUND', /No academic term/);
+    // teachers
+    await refused(academic.createTeacher(em(), { termId: term.id, code: 'T1' }), 'CONFLICT', /already has a teacher with code T1/);
+    await refused(academic.createTeacher(em(), { termId: NONE, code: 'T2' }), 'BAD_USER_INPUT', /termId: no academic term/);
+    await refused(academic.createTeacher(em(), { termId: term.id, code: 'T2', name: '' }), 'BAD_USER_INPUT', /name must be 1–200/);
+    await refused(academic.updateTeacher(em(), teacher.id, { code: 'has space' }), 'BAD_USER_INPUT', /code must not contain blanks/);
+    // rooms
+    await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 0 }), 'BAD_USER_INPUT', /capacity must be an integer of at least 1, got 0/);
+    await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 1.5 }), 'BAD_USER_INPUT', /capacity/);
+    await refused(academic.updateRoom(em(), room.id, { capacity: -3 }), 'BAD_USER_INPUT', /capacity must be an integer of at least 1, got -3/);
+    // courses
+    const courseInput = { termId: term.id, code: 'C2', teacherId: teacher.id, lecturesPerWeek: 2, minWorkingDays: 1, students: 5 };
+    await refused(academic.createCourse(em(), { ...courseInput, lecturesPerWeek: 31 }), 'BAD_USER_INPUT', /lecturesPerWeek must be an integer from 1 to 30 \(the week of term BAD has 30 periods\), got 31/);
+    await refused(academic.createCourse(em(), { ...courseInput, lecturesPerWeek: 0 }), 'BAD_USER_INPUT', /lecturesPerWeek/);
+    await refused(academic.createCourse(em(), { ...courseInput, minWorkingDays: 6 }), 'BAD_USER_INPUT', /minWorkingDays must be an integer from 0 to 5/);
+    await refused(academic.createCourse(em(), { ...courseInput, students: -1 }), 'BAD_USER_INPUT', /students must be an integer of at least 0/);
+    await refused(academic.createCourse(em(), { ...courseInput, teacherId: foreignTeacher.id }), 'BAD_USER_INPUT', /teacherId: teacher .* belongs to another term/);
+    await refused(academic.createCourse(em(), { ...courseInput, teacherId: NONE }), 'BAD_USER_INPUT', /teacherId: no teacher/);
+    await refused(academic.createCourse(em(), { ...courseInput, code: 'C1' }), 'CONFLICT', /already has a course with code C1/);
+    await refused(academic.updateCourse(em(), course.id, { lecturesPerWeek: 100 }), 'BAD_USER_INPUT', /lecturesPerWeek/);
+    await refused(academic.updateCourse(em(), course.id, { teacherId: foreignTeacher.id }), 'BAD_USER_INPUT', /another term/);
+    await refused(academic.updateCourse(em(), NONE, { students: 3 }), 'NOT_FOUND', /No course/);
+    // curricula
+    await refused(academic.createCurriculum(em(), { termId: term.id, code: 'Q2', courseIds: [foreignCourse.id] }), 'BAD_USER_INPUT', /courseIds: course C9 belongs to another term/);
+    await refused(academic.createCurriculum(em(), { termId: term.id, code: 'Q2', courseIds: ['bad'] }), 'BAD_USER_INPUT', /courseIds\[0\] must be an id/);
+    await refused(academic.createCurriculum(em(), { termId: term.id, code: 'Q1', courseIds: [] }), 'CONFLICT', /curriculum with code Q1/);
+    await refused(academic.updateCurriculum(em(), curriculum.id, { courseIds: [NONE] }), 'BAD_USER_INPUT', /courseIds: no course/);
+    // unavailability
+    await refused(academic.addUnavailability(em(), { day: 0, period: 0 }), 'BAD_USER_INPUT', /exactly one of courseId and teacherId/);
+    await refused(academic.addUnavailability(em(), { courseId: course.id, teacherId: teacher.id, day: 0, period: 0 }), 'BAD_USER_INPUT', /exactly one/);
+    await refused(academic.addUnavailability(em(), { courseId: course.id, day: 5, period: 0 }), 'BAD_USER_INPUT', /day must be an integer from 0 to 4/);
+    await refused(academic.addUnavailability(em(), { teacherId: teacher.id, day: 0, period: 6 }), 'BAD_USER_INPUT', /period must be an integer from 0 to 5/);
+    await refused(academic.removeUnavailability(em(), NONE), 'NOT_FOUND', /No unavailability/);
+
+    expect(await counts()).toEqual(before);
+    expect((await em().findOneOrFail(Room, { id: room.id })).capacity).toBe(30);
+    expect((await em().findOneOrFail(Course, { id: course.id })).lecturesPerWeek).toBe(2);
+  });
+});

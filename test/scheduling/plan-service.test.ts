@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AcademicTerm } from '../../src/academic/entities';
+import { EngineError } from '../../src/engine/errors';
+import { DEMO_TERM_CODE, loadDemoData } from '../../src/scheduling/demo-data';
+import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../src/scheduling/entities';
+import {
+  copySchedulePlan,
+  createSchedulePlan,
+  deleteSchedulePlan,
+  listAssignments,
+  lockAssignment,
+  placeLecture,
+  solutionText,
+  unlockAssignment,
+} from '../../src/scheduling/plan-service';
+import { buildCttModel, loadTermData } from '../../src/scheduling/term-data';
+import { createTestDb } from '../support/engine-harness';
+import { em, smallTerm } from './scheduling-harness';
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+beforeAll(async () => {
+  ctx = await createTestDb('sched_plans');
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function refused(promise: Promise<unknown>, code: string, message: RegExp) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(EngineError);
+  expect((error as EngineError).code).toBe(code);
+  expect((error as EngineError).message).toMatch(message);
+}
+
+describe('schedule plans', () => {
+  it('creates, places, locks, copies and exports; refuses bad input and writes nothing', async () => {
+    const { term, plan } = await smallTerm(ctx.db, 'PLAN-1');
+    const other = await smallTerm(ctx.db, 'PLAN-OTHER');
+    const data = await loadTermData(em(ctx.db), term.id);
+    const [c0] = data.courses;
+    const room = data.rooms[0];
+
+    await refused(createSchedulePlan(em(ctx.db), { termId: term.id, name: '' }), 'BAD_USER_INPUT', /name must be 1–200 characters/);
+    await refused(createSchedulePlan(em(ctx.db), { termId: 'x', name: 'n' }), 'BAD_USER_INPUT', /termId must be an id/);
+    await refused(createSchedulePlan(em(ctx.db), { termId: '00000000-0000-4000-8000-000000000000', name: 'n' }), 'BAD_USER_INPUT', /termId: no academic term/);
+    expect(await em(ctx.db).count(SchedulePlan, { term: term.id })).toBe(1);
+
+    const base = { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 0, period: 0, roomId: room.id };
+    await refused(placeLecture(em(ctx.db), { ...base, day: 5 }), 'BAD_USER_INPUT', /day must be an integer from 0 to 4/);
+    await refused(placeLecture(em(ctx.db), { ...base, period: -1 }), 'BAD_USER_INPUT', /period must be an integer from 0 to 3/);
+    await refused(placeLecture(em(ctx.db), { ...base, lectureIndex: c0.lecturesPerWeek }), 'BAD_USER_INPUT', /lectureIndex/);
+    await refused(placeLecture(em(ctx.db), { ...base, roomId: (await loadTermData(em(ctx.db), other.term.id)).rooms[0].id }), 'BAD_USER_INPUT', /roomId: no room .* in the plan's term/);
+    await refused(placeLecture(em(ctx.db), { ...base, courseId: (await loadTermData(em(ctx.db), other.term.id)).courses[0].id }), 'BAD_USER_INPUT', /courseId/);
+    expect(await em(ctx.db).count(ScheduleAssignment, { plan: plan.id })).toBe(0);
+
+    const a = await placeLecture(em(ctx.db), { ...base, day: 2, period: 1 });
+    expect(a.locked).toBe(true);
+    expect(await solutionText(em(ctx.db), plan.id)).toBe(`${c0.code} ${room.code} 2 1\n`);
+    expect((await unlockAssignment(em(ctx.db), a.id)).locked).toBe(false);
+    expect((await lockAssignment(em(ctx.db), a.id)).locked).toBe(true);
+    await refused(lockAssignment(em(ctx.db), 'nope'), 'BAD_USER_INPUT', /assignmentId must be an id/);
+    await refused(lockAssignment(em(ctx.db), '00000000-0000-4000-8000-000000000000'), 'NOT_FOUND', /No schedule assignment/);
+
+    // The model built from the rows carries the lock and the teacher unavailability.
+    const locked = await em(ctx.db).find(ScheduleAssignment, { plan: plan.id, locked: true });
+    const model = buildCttModel(data, locked);
+    expect(model.locked).toEqual([{ course: c0.code, lecture: 0, day: 2, period: 1, room: room.code }]);
+    expect(model.teacherUnavailable!.length).toBeGreaterThan(0);
+    expect(model.courses).toHaveLength(data.courses.length);
+
+    const copy = await copySchedulePlan(em(ctx.db), plan.id);
+    expect(copy).toMatchObject({ name: `${plan.name} (copy)`, status: SchedulePlanStatus.DRAFT, copiedFromId: plan.id });
+    expect((await listAssignments(em(ctx.db), copy.id)).map((r) => [r.course.id, r.day, r.period, r.locked])).toEqual([[c0.id, 2, 1, true]]);
+    await refused(copySchedulePlan(em(ctx.db), plan.id, '  '), 'BAD_USER_INPUT', /name/);
+    await refused(copySchedulePlan(em(ctx.db), '00000000-0000-4000-8000-000000000000'), 'NOT_FOUND', /No schedule plan/);
+
+    await em(ctx.db).nativeUpdate(SchedulePlan, { id: plan.id }, { status: SchedulePlanStatus.PUBLISHED });
+    await refused(unlockAssignment(em(ctx.db), a.id), 'BAD_USER_INPUT', /PUBLISHED; only a DRAFT can be unlocked/);
+    await refused(placeLecture(em(ctx.db), base), 'BAD_USER_INPUT', /only a DRAFT can be edited/);
+    await refused(deleteSchedulePlan(em(ctx.db), plan.id), 'BAD_USER_INPUT', /only a DRAFT can be deleted/);
+    expect(await deleteSchedulePlan(em(ctx.db), copy.id)).toBe(true);
+  });
+
+  it('loads the demo term once, with an empty draft plan', async () => {
+    const db = await createTestDb('sched_demo');
+    try {
+      const [first, second] = await Promise.all([loadDemoData(em(db.db)), loadDemoData(em(db.db))]);
+      const created = first ?? second;
+      expect(created).not.toBeNull();
+      expect(first && second).toBeNull(); // only one of the two created it
+      expect(created!.code).toBe(DEMO_TERM_CODE);
+      expect(await loadDemoData(em(db.db))).toBeNull();
+      expect(await em(db.db).count(AcademicTerm, {})).toBe(1);
+      const data = await loadTermData(em(db.db), created!.id);
+      expect(data.courses).toHaveLength(80);
+      expect(data.rooms).toHaveLength(16);
+      expect(data.curricula).toHaveLength(60);
+      expect(data.courseUnavailable.length + data.teacherUnavailable.length).toBeGreaterThan(0);
+      const plans = await em(db.db).find(SchedulePlan, { term: created!.id });
+      expect(plans.map((p) => p.status)).toEqual([SchedulePlanStatus.DRAFT]);
+      expect(await em(db.db).count(ScheduleAssignment, { plan: plans[0].id })).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+});
