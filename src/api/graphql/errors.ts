@@ -55,7 +55,9 @@ export function createErrorFormatter(options: { production: boolean; onInternal?
       const problems = original.extensions.validationErrors.flatMap((v) => describeValidation(v));
       return withCode(ErrorCode.BAD_USER_INPUT, `Invalid arguments: ${problems.join('; ')}`, { problems });
     }
-    const code = formatted.extensions?.code;
+    // Apollo re-codes validation errors as GRAPHQL_VALIDATION_FAILED; a rule's own code (QUERY_TOO_DEEP) wins.
+    const ownCode = original instanceof GraphQLError ? original.extensions?.code : undefined;
+    const code = typeof ownCode === 'string' && KNOWN.has(ownCode) ? ownCode : formatted.extensions?.code;
     if (typeof code === 'string' && KNOWN.has(code)) {
       const { stacktrace: _s, http: _h, ...rest } = (formatted.extensions ?? {}) as Record<string, unknown>;
       return withCode(code, base.message, rest);
