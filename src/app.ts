@@ -136,6 +136,12 @@ async function createMessaging(config: Config, logger: Logger): Promise<{ transp
   }
   return {
     transport: new RabbitMqTransport({ url: config.rabbitmqUrl, prefix: config.rabbitmqPrefix, logger }),
-    bus: new RabbitMqEventBus({ url: config.rabbitmqUrl, prefix: config.rabbitmqPrefix, logger }),
+    // A worker-only process needs only cancel requests from other processes.
+    bus: new RabbitMqEventBus({
+      url: config.rabbitmqUrl,
+      prefix: config.rabbitmqPrefix,
+      logger,
+      receive: config.roles.has(Role.API) ? 'all' : 'control',
+    }),
   };
 }

@@ -58,7 +58,8 @@ async function messaging(name: TransportName): Promise<Messaging> {
   const url = rabbitUrl();
   return {
     transport: new RabbitMqTransport({ url, prefix, logger: silentLogger }),
-    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger }),
+    // The benchmark process plays a worker (no GraphQL subscribers): it binds only cancel requests.
+    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control' }),
     cleanup: async () => {
       const topology = rabbitMqTopology(prefix);
       const connection = await amqp.connect(url);

@@ -101,14 +101,14 @@ describe.runIf(requireRabbit())('RabbitMqEventBus (shared broker)', () => {
     expect(atB).toHaveLength(1);
   });
 
-  it('routes with `${kind}.${jobId}` on a durable topic exchange, not persistent', async () => {
+  it('routes with `${reason}.${kind}.${jobId}` on a durable topic exchange, not persistent', async () => {
     const job = snapshot({ kind: 'SCHEDULE_PUBLISH' });
     const model = await connect(url);
     try {
       const channel = await model.createChannel();
       await channel.checkExchange(`${prefix}.job-events`);
       const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-      await channel.bindQueue(queue, `${prefix}.job-events`, `SCHEDULE_PUBLISH.${job.id}`);
+      await channel.bindQueue(queue, `${prefix}.job-events`, `*.SCHEDULE_PUBLISH.${job.id}`);
       const got: Array<{ routingKey: string; deliveryMode: unknown }> = [];
       await channel.consume(queue, (m) => m && got.push({ routingKey: m.fields.routingKey, deliveryMode: m.properties.deliveryMode }), {
         noAck: true,
@@ -117,7 +117,7 @@ describe.runIf(requireRabbit())('RabbitMqEventBus (shared broker)', () => {
       b.publish(eventOf(job, JobEventReason.SUCCEEDED));
       await waitUntil('the bound event', () => got.length === 1);
       await sleep(200);
-      expect(got).toEqual([{ routingKey: `SCHEDULE_PUBLISH.${job.id}`, deliveryMode: 1 }]);
+      expect(got).toEqual([{ routingKey: `SUCCEEDED.SCHEDULE_PUBLISH.${job.id}`, deliveryMode: 1 }]);
     } finally {
       await model.close();
     }
@@ -136,6 +136,24 @@ describe.runIf(requireRabbit())('RabbitMqEventBus (shared broker)', () => {
     a.publish(eventOf(snapshot(), JobEventReason.PROGRESS));
     await sleep(300);
     expect(got).toHaveLength(0);
+  });
+
+  it("a worker-only bus ('control') receives cancel requests from other processes and nothing else", async () => {
+    const worker = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY, receive: 'control' });
+    await worker.start();
+    try {
+      const got: JobEvent[] = [];
+      worker.subscribe((event) => got.push(event));
+      const job = snapshot();
+      a.publish(eventOf(job, JobEventReason.PROGRESS));
+      a.publish(eventOf(job, JobEventReason.HEARTBEAT));
+      a.publish(eventOf(job, JobEventReason.CANCEL_REQUESTED));
+      await waitUntil('the cancel request', () => got.length >= 1);
+      await sleep(300);
+      expect(got.map((e) => e.reason)).toEqual([JobEventReason.CANCEL_REQUESTED]);
+    } finally {
+      await worker.close();
+    }
   });
 });
 

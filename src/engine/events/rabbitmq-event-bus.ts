@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from '../transport/rabbitmq-connection';
-import type { JobEvent } from '../types';
+import { JobEventReason, type JobEvent } from '../types';
 import type { EventBus, JobEventListener } from './event-bus';
 import { InMemoryEventBus } from './in-memory-event-bus';
 
@@ -17,15 +17,27 @@ export interface RabbitMqEventBusOptions {
   bufferLimit?: number;
   /** `x-expires` of this process's queue: the broker deletes it if this process vanishes. Default 60 s. */
   queueExpiresMs?: number;
+  /**
+   * Which events this process receives from other processes. `all` (API processes,
+   * whose subscribers watch any job) or `control` — only cancel requests, which is all
+   * a worker-only process needs; it then does not receive every heartbeat of every job.
+   * Default `all`.
+   */
+  receive?: 'all' | 'control';
 }
+
+/** Routing key `<reason>.<kind>.<jobId>`: lets a process bind only the reasons it needs. */
+export const eventRoutingKey = (event: JobEvent): string => `${event.reason}.${event.kind}.${event.jobId}`;
+const CONTROL_BINDING = `${JobEventReason.CANCEL_REQUESTED}.#`;
 
 /** The header carrying the id of the bus instance that published an event. */
 const ORIGIN_HEADER = 'x-jiaowu-origin';
 
 /**
  * Job events across processes: a durable topic exchange `${prefix}.job-events`, routing
- * key `${kind}.${jobId}`. Every process binds its own exclusive, auto-delete,
- * server-named queue with `#` and hands what arrives to its local listeners.
+ * key `<reason>.<kind>.<jobId>`. Every process binds its own exclusive, auto-delete,
+ * server-named queue (`#`, or only cancel requests for a worker-only process) and hands
+ * what arrives to its local listeners.
  *
  * Events are full snapshots, so delivery is best effort: messages are not persistent,
  * `publish` never throws and never waits. While disconnected, the latest event of each
@@ -107,7 +119,7 @@ export class RabbitMqEventBus implements EventBus {
     const channel = this.channel;
     if (!channel || this.connection.state !== 'connected') return false;
     try {
-      channel.publish(this.exchange, `${event.kind}.${event.jobId}`, Buffer.from(JSON.stringify(event)), {
+      channel.publish(this.exchange, eventRoutingKey(event), Buffer.from(JSON.stringify(event)), {
         persistent: false,
         contentType: 'application/json',
         headers: { [ORIGIN_HEADER]: this.origin },
@@ -166,7 +178,7 @@ export class RabbitMqEventBus implements EventBus {
         durable: false,
         arguments: { 'x-queue-type': 'classic', 'x-expires': this.options.queueExpiresMs ?? 60_000 },
       });
-      await channel.bindQueue(queue, this.exchange, '#');
+      await channel.bindQueue(queue, this.exchange, this.options.receive === 'control' ? CONTROL_BINDING : '#');
       await channel.consume(queue, (message) => this.onMessage(channel, message), { noAck: true, exclusive: true });
       this.channel = channel;
       this.queueName = queue;
