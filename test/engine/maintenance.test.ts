@@ -136,6 +136,24 @@ describe('lease rescuer', () => {
   });
 });
 
+describe('maintenance in a running engine', () => {
+  it('on its interval, rescues an expired lease and the woken publisher gets the job run', async () => {
+    let calls = 0;
+    engine = buildEngine({
+      db: ctx.db,
+      registrations: [{ kind: 'MAINT', defaults: { consumers: 1 }, processor: async () => ++calls }],
+      // A long poll: only the rescuer's wake-up can get the job published in time.
+      settings: { maintenanceIntervalSeconds: 1, publisherPollMs: 60_000 },
+      roles: { maintenance: true },
+    });
+    await engine.start();
+    const dead = await seed({ jobStatus: 'RUNNING', state: 'PROCESSING', leaseExpiresAt: `now() - interval '1 minute'`, attempts: 1 });
+    const done = await waitForJob(engine, dead.jobId, undefined, 6_000);
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    expect(calls).toBe(1);
+  });
+});
+
 describe('outbox republisher', () => {
   it('moves PUBLISHING/PUBLISHED rows stranded past the threshold (and due) to PENDING, and leaves the rest', async () => {
     engine = buildEngine({ db: ctx.db, registrations: [], settings: { republishAfterSeconds: 60 } });
