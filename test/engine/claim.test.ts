@@ -132,6 +132,55 @@ describe('claim', () => {
   });
 });
 
+describe('claims that must not start the job', () => {
+  it('a cancel requested before the claim: the claim comes back with id null and the runner ends the job CANCELLED', async () => {
+    const { jobId, outboxId } = await seedJob();
+    await ctx.db.pool.query(`UPDATE jobs SET cancel_requested_at = now() WHERE id = $1`, [jobId]);
+    const result = await claim(outboxId, randomUUID());
+    expect(result!.id ?? null).toBeNull();
+    expect(result!.job_status).toBe('QUEUED');
+
+    let calls = 0;
+    const transport = new InMemoryTransport();
+    engine = buildEngine({
+      db: ctx.db,
+      transport,
+      registrations: [{ kind: 'CANCEL_FIRST', defaults: { consumers: 1 }, processor: async () => ++calls }],
+    });
+    const { job } = await engine.enqueue({ kind: 'CANCEL_FIRST', input: {} });
+    await ctx.db.pool.query(`UPDATE jobs SET cancel_requested_at = now() WHERE id = $1`, [job.id]);
+    await engine.start();
+    const done = await waitForJob(engine, job.id, undefined, 10_000);
+    expect(done.status).toBe(JobStatus.CANCELLED);
+    expect(calls).toBe(0);
+    expect((await outboxRows(ctx.db.pool, job.id))[0].state).toBe('COMPLETED');
+  });
+
+  it('a duplicate delivery of a completed job is acknowledged without running it again', async () => {
+    let calls = 0;
+    const transport = new InMemoryTransport();
+    engine = buildEngine({
+      db: ctx.db,
+      transport,
+      registrations: [{ kind: 'ONCE', defaults: { consumers: 2 }, processor: async () => ++calls }],
+    });
+    await engine.start();
+    const { job } = await engine.enqueue({ kind: 'ONCE', input: {} });
+    const done = await waitForJob(engine, job.id, undefined, 10_000);
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    const [row] = await outboxRows(ctx.db.pool, job.id);
+    // What a broker redelivery, a republish or a second publisher would cause.
+    await transport.publish([0, 1, 2].map(() => ({ outboxId: row.id, jobId: job.id, kind: 'ONCE' })));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(transport.depth('ONCE')).toBe(0);
+    expect(calls).toBe(1);
+    const after = await engine.getJob(job.id);
+    expect(after!.sequence).toBe(done.sequence);
+    expect(after!.status).toBe(JobStatus.SUCCEEDED);
+    expect((await outboxRows(ctx.db.pool, job.id))[0].processing_attempts).toBe(1);
+  });
+});
+
 describe('stolen lease', () => {
   it("the old owner's complete, release, finish and heartbeat change nothing; the new owner's work stands", async () => {
     const { jobId, outboxId } = await seedJob();
