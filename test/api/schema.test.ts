@@ -4,7 +4,7 @@ import path from 'node:path';
 import { generate } from '@graphql-codegen/cli';
 import { describe, expect, it } from 'vitest';
 import { buildApiSchema, printApiSchema, SCHEMA_FILE } from '../../src/api/graphql/build-schema';
-import codegenConfig from '../../codegen.ts';
+import codegenConfig from '../../codegen';
 
 const root = path.resolve(__dirname, '../..');
 
