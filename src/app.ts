@@ -103,7 +103,13 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     engine,
     metricsExporter: exporter,
     mount: apiAuth
-      ? graphqlMount({ engine, logger, auth: apiAuth, settings: { ...config.graphql, production: config.nodeEnv === 'production' } })
+      ? graphqlMount({
+          engine,
+          logger,
+          auth: apiAuth,
+          settings: { ...config.graphql, production: config.nodeEnv === 'production' },
+          services: { orm: db.orm },
+        })
       : undefined,
   });
 

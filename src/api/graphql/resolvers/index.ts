@@ -1,4 +1,6 @@
 import type { NonEmptyArray } from 'type-graphql';
+import { academicResolvers } from '../../academic/academic.resolver';
+import { schedulingResolvers } from '../../scheduling/scheduling.resolver';
 import { HealthResolver } from './health.resolver';
 import { JobSubscriptionResolver } from './job-subscription.resolver';
 import { JobResolver } from './job.resolver';
@@ -11,5 +13,7 @@ export const resolvers: NonEmptyArray<Function> = [
   JobResolver,
   JobSubscriptionResolver,
   HealthResolver,
-  // academic / scheduling / exams resolvers go here
+  ...academicResolvers,
+  ...schedulingResolvers,
+  // exams resolvers go here
 ];

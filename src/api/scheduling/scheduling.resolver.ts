@@ -1,0 +1,169 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AcademicTerm, Course, Room } from '../../academic/entities';
+import type { JobSnapshot } from '../../engine/types';
+import { startAutomaticSchedule } from '../../scheduling/automatic-schedule';
+import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../scheduling/entities';
+import * as plans from '../../scheduling/plan-service';
+import { publishedTimetable } from '../../scheduling/published-timetable';
+import { publishSchedulePlan } from '../../scheduling/schedule-publish';
+import { AcademicTermType, CourseType, RoomType } from '../academic/academic.types';
+import { entityManagerOf } from '../academic/request-entity-manager';
+import { ApiRole } from '../auth/viewer';
+import type { GraphQLContext } from '../graphql/context';
+import { Job } from '../graphql/types/job';
+import {
+  CreateSchedulePlanInput,
+  PlaceLectureInput,
+  PlanEvaluationType,
+  PublishedTimetableEntryType,
+  ScheduleAssignmentType,
+  SchedulePlanType,
+  StartAutomaticScheduleInput,
+} from './scheduling.types';
+
+const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
+const em = entityManagerOf;
+
+@Resolver(() => SchedulePlanType)
+export class SchedulePlanResolver {
+  @Authorized()
+  @Query(() => SchedulePlanType, { nullable: true, description: 'A plan by id; null when there is none.' })
+  async schedulePlan(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan | null> {
+    return plans.findSchedulePlan(em(ctx), id).catch((error: { code?: string }) => {
+      if (error.code === 'NOT_FOUND') return null;
+      throw error;
+    });
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => SchedulePlanType, { description: 'A new, empty DRAFT plan of a term.' })
+  createSchedulePlan(@Arg('input', () => CreateSchedulePlanInput) input: CreateSchedulePlanInput, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan> {
+    return plans.createSchedulePlan(em(ctx), input);
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => SchedulePlanType, { description: 'A new DRAFT with the lectures (and locks) of any plan.' })
+  copySchedulePlan(
+    @Arg('planId', () => ID) planId: string,
+    @Arg('name', () => String, { nullable: true }) name: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<SchedulePlan> {
+    return plans.copySchedulePlan(em(ctx), planId, name);
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => Boolean, { description: 'Deletes a DRAFT plan.' })
+  deleteSchedulePlan(@Arg('planId', () => ID) planId: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    return plans.deleteSchedulePlan(em(ctx), planId);
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => Job, { description: 'Starts AUTOMATIC_SCHEDULE on a DRAFT plan; a second start while one runs is a CONFLICT naming it.' })
+  startAutomaticSchedule(@Arg('input', () => StartAutomaticScheduleInput) input: StartAutomaticScheduleInput, @Ctx() ctx: GraphQLContext): Promise<JobSnapshot> {
+    return startAutomaticSchedule({ em: em(ctx), engine: ctx.engine }, input, ctx.viewer?.subject ?? null);
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => Job, { description: "Starts SCHEDULE_PUBLISH: validates, archives the term's published plan, publishes this one, rebuilds the published timetable — atomically." })
+  publishSchedulePlan(@Arg('planId', () => ID) planId: string, @Ctx() ctx: GraphQLContext): Promise<JobSnapshot> {
+    return publishSchedulePlan({ em: em(ctx), engine: ctx.engine }, planId, ctx.viewer?.subject ?? null);
+  }
+
+  @FieldResolver(() => AcademicTermType)
+  term(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<AcademicTerm> {
+    return em(ctx).findOneOrFail(AcademicTerm, { id: plan.term.id });
+  }
+
+  @FieldResolver(() => [ScheduleAssignmentType])
+  assignments(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment[]> {
+    return plans.listAssignments(em(ctx), plan.id);
+  }
+
+  @FieldResolver(() => String, { description: "The ITC-2007 solution format (course room day period per lecture) with the term's codes." })
+  solutionText(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<string> {
+    return plans.solutionText(em(ctx), plan.id);
+  }
+
+  @FieldResolver(() => PlanEvaluationType, { description: 'Hard violations and penalty from the independent evaluator.', complexity: 20 })
+  evaluation(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<plans.PlanEvaluation> {
+    return plans.evaluateSchedulePlan(em(ctx), plan.id);
+  }
+}
+
+@Resolver(() => ScheduleAssignmentType)
+export class ScheduleAssignmentResolver {
+  @FieldResolver(() => CourseType)
+  course(@Root() row: ScheduleAssignment, @Ctx() ctx: GraphQLContext): Promise<Course> {
+    return em(ctx).findOneOrFail(Course, { id: row.course.id });
+  }
+
+  @FieldResolver(() => RoomType)
+  room(@Root() row: ScheduleAssignment, @Ctx() ctx: GraphQLContext): Promise<Room> {
+    return em(ctx).findOneOrFail(Room, { id: row.room.id });
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => ScheduleAssignmentType, { description: 'Places one lecture by hand in a DRAFT plan (locked by default).' })
+  placeLecture(@Arg('input', () => PlaceLectureInput) input: PlaceLectureInput, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment> {
+    return plans.placeLecture(em(ctx), input);
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => ScheduleAssignmentType, { description: 'The solver keeps a locked lecture where it is.' })
+  lockAssignment(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment> {
+    return plans.lockAssignment(em(ctx), id);
+  }
+
+  @Authorized(...EDITORS)
+  @Mutation(() => ScheduleAssignmentType)
+  unlockAssignment(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment> {
+    return plans.unlockAssignment(em(ctx), id);
+  }
+}
+
+@Resolver(() => AcademicTermType)
+export class TermSchedulingResolver {
+  @FieldResolver(() => [SchedulePlanType], { description: 'The plans of the term, oldest first.' })
+  plans(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan[]> {
+    return plans.listSchedulePlans(em(ctx), term.id);
+  }
+
+  @FieldResolver(() => SchedulePlanType, { nullable: true })
+  publishedPlan(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan | null> {
+    return em(ctx).findOne(SchedulePlan, { term: term.id, status: SchedulePlanStatus.PUBLISHED });
+  }
+
+  @Authorized()
+  @Query(() => [PublishedTimetableEntryType], {
+    description: 'The published timetable of a term, optionally only one teacher\'s, one class group\'s (curriculum) or one room\'s.',
+  })
+  publishedTimetable(
+    @Arg('termId', () => ID) termId: string,
+    @Arg('teacherId', () => ID, { nullable: true }) teacherId: string | null,
+    @Arg('curriculumId', () => ID, { nullable: true }) curriculumId: string | null,
+    @Arg('roomId', () => ID, { nullable: true }) roomId: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return publishedTimetable(em(ctx), termId, { teacherId, curriculumId, roomId });
+  }
+
+  @Authorized()
+  @Query(() => [PublishedTimetableEntryType], { description: "A teacher's published timetable." })
+  publishedTimetableByTeacher(@Arg('termId', () => ID) termId: string, @Arg('teacherId', () => ID) teacherId: string, @Ctx() ctx: GraphQLContext) {
+    return publishedTimetable(em(ctx), termId, { teacherId });
+  }
+
+  @Authorized()
+  @Query(() => [PublishedTimetableEntryType], { description: "A class group's (curriculum's) published timetable." })
+  publishedTimetableByCurriculum(@Arg('termId', () => ID) termId: string, @Arg('curriculumId', () => ID) curriculumId: string, @Ctx() ctx: GraphQLContext) {
+    return publishedTimetable(em(ctx), termId, { curriculumId });
+  }
+
+  @Authorized()
+  @Query(() => [PublishedTimetableEntryType], { description: "A room's published timetable." })
+  publishedTimetableByRoom(@Arg('termId', () => ID) termId: string, @Arg('roomId', () => ID) roomId: string, @Ctx() ctx: GraphQLContext) {
+    return publishedTimetable(em(ctx), termId, { roomId });
+  }
+}
+
+export const schedulingResolvers = [SchedulePlanResolver, ScheduleAssignmentResolver, TermSchedulingResolver] as const;
