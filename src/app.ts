@@ -69,6 +69,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const engine = new JobEngine({
     orm: db.orm,
     pool: db.pool,
+    relaxedPool: db.relaxedPool,
     listenConnection: { connectionString: databaseUrl },
     transport,
     bus,

@@ -64,6 +64,8 @@ export interface Database {
   orm: MikroORM;
   /** The engine's own pool: plain `pg`, no ORM overhead on the hot path. */
   pool: pg.Pool;
+  /** Sessions with `synchronous_commit = off`, for the engine's crash-tolerant writes (see EngineOptions.relaxedPool). */
+  relaxedPool: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -75,15 +77,18 @@ export async function openDatabase(options: { url: string; poolSize: number; log
     if (applied.length > 0) options.logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
   }
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
+  const relaxedPool = new pg.Pool({ connectionString: options.url, max: options.poolSize, options: '-c synchronous_commit=off' });
   // An idle client that loses its server (database restart) emits here; the pool
   // replaces it on next use, so this must not crash the process.
-  pool.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection lost'));
+  for (const p of [pool, relaxedPool]) p.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection lost'));
   return {
     url: options.url,
     orm,
     pool,
+    relaxedPool,
     close: async () => {
       await pool.end();
+      await relaxedPool.end();
       await orm.close(true);
     },
   };

@@ -52,6 +52,15 @@ export interface EngineRoles {
 export interface EngineOptions {
   orm: MikroORM;
   pool: Pool;
+  /**
+   * A pool whose sessions run with `synchronous_commit = off`, for the writes whose loss
+   * in a database crash is harmless: the publisher's PUBLISHING/PUBLISHED marks (a lost
+   * mark means one duplicate publish) and the runner's claim and heartbeats (a lost
+   * claim only fails the runner's fenced completion, and the job runs again). Every
+   * outcome — enqueue, complete, fail, release, cancel — stays synchronous on `pool`.
+   * Defaults to `pool`.
+   */
+  relaxedPool?: Pool;
   /** Connection settings for the publisher's LISTEN connection. */
   listenConnection: ClientConfig;
   transport: JobTransport;
@@ -85,7 +94,7 @@ export class JobEngine {
     this.metrics = options.metrics ?? new EngineMetrics();
     this.publisher = options.roles.publisher
       ? new OutboxPublisher({
-          pool,
+          relaxedPool: options.relaxedPool ?? pool,
           listenConnection: options.listenConnection,
           transport,
           metrics: this.metrics,
@@ -96,6 +105,7 @@ export class JobEngine {
     this.runner = options.roles.worker
       ? new Runner({
           pool,
+          relaxedPool: options.relaxedPool ?? pool,
           orm: options.orm,
           transport,
           bus: options.bus,

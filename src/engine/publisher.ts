@@ -38,7 +38,8 @@ export class OutboxPublisher {
 
   constructor(
     private readonly deps: {
-      pool: Pool;
+      /** Its marks need no fsync: a mark lost in a database crash only means a duplicate publish. */
+      relaxedPool: Pool;
       listenConnection: ClientConfig;
       transport: JobTransport;
       metrics: EngineMetrics;
@@ -46,7 +47,7 @@ export class OutboxPublisher {
       settings: PublisherSettings;
     },
   ) {
-    this.sql = poolSql(deps.pool);
+    this.sql = poolSql(deps.relaxedPool);
   }
 
   async start(): Promise<void> {
@@ -77,24 +78,34 @@ export class OutboxPublisher {
   /** One pass: publish every due row, batch after batch. Returns how many were published. */
   async drain(): Promise<number> {
     let total = 0;
-    for (;;) {
-      const rows = await claimForPublish(this.sql, this.deps.settings.batchSize);
-      if (rows.length === 0) return total;
-      const messages: JobMessage[] = rows.map((r) => ({ outboxId: asOutboxId(r.id), jobId: asJobId(r.job_id), kind: r.kind }));
-      const ids = rows.map((r) => r.id);
-      const started = performance.now();
-      try {
-        await this.deps.transport.publish(messages);
-      } catch (error) {
-        this.deps.logger.warn({ err: error, count: ids.length }, 'publish failed; rows go back to PENDING');
-        await markPublishFailed(this.sql, ids, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
-        throw error;
+    // Confirmed rows are marked PUBLISHED after the next claim, not at once: by then
+    // their consumers have usually claimed them, and the mark skips what they hold.
+    let confirmed: string[] = [];
+    try {
+      for (;;) {
+        const rows = await claimForPublish(this.sql, this.deps.settings.batchSize);
+        await markPublished(this.sql, confirmed);
+        confirmed = [];
+        if (rows.length === 0) return total;
+        const messages: JobMessage[] = rows.map((r) => ({ outboxId: asOutboxId(r.id), jobId: asJobId(r.job_id), kind: r.kind }));
+        const ids = rows.map((r) => r.id);
+        const started = performance.now();
+        try {
+          await this.deps.transport.publish(messages);
+        } catch (error) {
+          this.deps.logger.warn({ err: error, count: ids.length }, 'publish failed; rows go back to PENDING');
+          await markPublishFailed(this.sql, ids, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
+          throw error;
+        }
+        this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
+        this.deps.metrics.published.add(ids.length);
+        total += ids.length;
+        confirmed = ids;
       }
-      this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
-      await markPublished(this.sql, ids);
-      this.deps.metrics.published.add(ids.length);
-      total += ids.length;
-      if (rows.length < this.deps.settings.batchSize) return total;
+    } finally {
+      // Whatever happens next, what the broker confirmed is recorded (best effort: the
+      // republisher treats PUBLISHING and PUBLISHED alike).
+      await markPublished(this.sql, confirmed).catch(() => undefined);
     }
   }
 

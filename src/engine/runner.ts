@@ -57,6 +57,8 @@ const ACK: Settlement = { type: 'ack' };
  */
 export class Runner {
   private readonly sql: Sql;
+  /** Claims and heartbeats: see `relaxedPool` in EngineOptions for why they need no fsync. */
+  private readonly relaxedSql: Sql;
   private readonly consumers: ConsumerHandle[] = [];
   private readonly running = new Map<string, RunningJob>();
   private unsubscribe: (() => void) | null = null;
@@ -65,6 +67,7 @@ export class Runner {
   constructor(
     private readonly deps: {
       pool: Pool;
+      relaxedPool: Pool;
       orm: MikroORM;
       transport: JobTransport;
       bus: EventBus;
@@ -75,6 +78,7 @@ export class Runner {
     },
   ) {
     this.sql = poolSql(deps.pool);
+    this.relaxedSql = poolSql(deps.relaxedPool);
   }
 
   async start(): Promise<void> {
@@ -123,7 +127,7 @@ export class Runner {
     const leaseSeconds = registration.defaults.leaseSeconds ?? this.deps.settings.leaseSeconds;
     const attemptLimit = registration.defaults.attemptLimit ?? this.deps.settings.attemptLimit;
     const token = randomUUID();
-    const claim = await claimMessage(this.sql, { outboxId: message.outboxId, token, leaseSeconds, attemptLimit });
+    const claim = await claimMessage(this.relaxedSql, { outboxId: message.outboxId, token, leaseSeconds, attemptLimit });
 
     if (!claim) return this.claimLost(message, leaseSeconds);
 
@@ -194,7 +198,7 @@ export class Runner {
     let completedRow: JobRow | undefined;
     const heartbeat = new JobHeartbeat(
       {
-        sql: this.sql,
+        sql: this.relaxedSql,
         bus: this.deps.bus,
         logger,
         outboxId: message.outboxId,

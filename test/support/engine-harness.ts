@@ -56,6 +56,7 @@ export function buildEngine(options: EngineHarnessOptions): JobEngine {
   return new JobEngine({
     orm: options.db.orm,
     pool: options.db.pool,
+    relaxedPool: options.db.relaxedPool,
     listenConnection: { connectionString: url.toString() },
     transport: options.transport ?? new InMemoryTransport(),
     bus: options.bus ?? new InMemoryEventBus(),

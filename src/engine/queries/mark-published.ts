@@ -2,13 +2,19 @@ import type { Sql } from '../db/sql';
 
 /**
  * After the broker confirmed. Only rows still PUBLISHING move: a fast consumer may
- * already have claimed the message (PROCESSING), and that must not be undone.
+ * already have claimed the message (PROCESSING), and that must not be undone. Rows a
+ * claim has locked right now are skipped rather than waited for, so this bookkeeping
+ * never delays a job's start (the claim moves them on anyway).
  */
 export async function markPublished(sql: Sql, outboxIds: readonly string[]): Promise<void> {
   if (outboxIds.length === 0) return;
   await sql(
-    `UPDATE job_outbox SET state = 'PUBLISHED', published_at = now(), updated_at = now()
-     WHERE id = ANY($1::uuid[]) AND state = 'PUBLISHING'`,
+    `UPDATE job_outbox o SET state = 'PUBLISHED', published_at = now(), updated_at = now()
+     FROM (
+       SELECT id FROM job_outbox WHERE id = ANY($1::uuid[]) AND state = 'PUBLISHING'
+       FOR UPDATE SKIP LOCKED
+     ) sent
+     WHERE o.id = sent.id`,
     [outboxIds],
   );
 }
