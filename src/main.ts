@@ -38,6 +38,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`jiaowu-jobs failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
