@@ -22,7 +22,7 @@ import { JobStatus } from '../types';
   expression: `create index "jobs_active_index" on "jobs" ("created_at") where "status" in ('QUEUED', 'RUNNING')`,
 })
 @Index({ name: 'jobs_created_at_index', properties: ['createdAt', 'id'] })
-@Index({ name: 'jobs_kind_status_created_at_index', properties: ['kind', 'status', 'createdAt'] })
+@Index({ name: 'jobs_kind_created_at_index', properties: ['kind', 'createdAt'] })
 @Index({ name: 'jobs_requested_by_created_at_index', properties: ['requestedBy', 'createdAt'] })
 export class JobEntity {
   @PrimaryKey({ type: 'uuid' })

@@ -18,7 +18,14 @@ export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
   const rows = await sql<{ backlog: BacklogRow[] | null; expired: number; oldest_job: number | null; oldest_pending: number | null }>(
     `SELECT
        (SELECT json_agg(json_build_object('state', state, 'kind', kind, 'count', n))
-          FROM (SELECT state, kind, count(*)::int AS n FROM job_outbox WHERE state <> 'COMPLETED' GROUP BY state, kind) b) AS backlog,
+          FROM (
+            -- one branch per partial index, so no index on state alone is needed
+            SELECT state, kind, count(*)::int AS n FROM job_outbox WHERE state = 'PENDING' GROUP BY state, kind
+            UNION ALL
+            SELECT state, kind, count(*)::int FROM job_outbox WHERE state IN ('PUBLISHING', 'PUBLISHED') GROUP BY state, kind
+            UNION ALL
+            SELECT state, kind, count(*)::int FROM job_outbox WHERE state = 'PROCESSING' GROUP BY state, kind
+          ) b) AS backlog,
        (SELECT count(*)::int FROM job_outbox WHERE state = 'PROCESSING' AND lease_expires_at < now()) AS expired,
        (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE status = 'QUEUED') AS oldest_job,
        (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM job_outbox WHERE state = 'PENDING') AS oldest_pending`,
