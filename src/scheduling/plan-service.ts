@@ -2,6 +2,7 @@
  * Timetable plans of a term: create, copy, place and lock lectures, export in the
  * ITC-2007 solution format, and evaluate with the independent evaluator.
  */
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../academic/entities';
 import { requireId, requireInt, requireName } from '../academic/validation';
@@ -46,8 +47,9 @@ export interface PlanEvaluation {
   conflicts: string[];
 }
 
-export async function findSchedulePlan(em: EntityManager, id: string): Promise<SchedulePlan> {
-  const plan = await em.findOne(SchedulePlan, { id: requireId('planId', id) });
+/** With `forUpdate` (inside a transaction), the row stays locked until commit: a publication waits for the edit. */
+export async function findSchedulePlan(em: EntityManager, id: string, forUpdate = false): Promise<SchedulePlan> {
+  const plan = await em.findOne(SchedulePlan, { id: requireId('planId', id) }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!plan) throw notFound(`No schedule plan with id ${id}`, { planId: id });
   return plan;
 }
@@ -108,7 +110,7 @@ export async function renameSchedulePlan(em: EntityManager, planId: string, name
 /** Only a DRAFT may be deleted: a published or archived plan is the office's record. */
 export async function deleteSchedulePlan(em: EntityManager, planId: string): Promise<boolean> {
   return em.transactional(async (tx) => {
-    const plan = await findSchedulePlan(tx, planId);
+    const plan = await findSchedulePlan(tx, planId, true);
     if (plan.status !== SchedulePlanStatus.DRAFT) throw badInput(`planId: plan "${plan.name}" is ${plan.status}; only a DRAFT can be deleted`, { field: 'planId' });
     await tx.nativeDelete(SchedulePlan, { id: plan.id });
     return true;
@@ -130,7 +132,7 @@ export async function placeLecture(em: EntityManager, input: PlaceLectureInput):
   const courseId = requireId('courseId', input.courseId);
   const roomId = requireId('roomId', input.roomId);
   return em.transactional(async (tx) => {
-    const plan = await findSchedulePlan(tx, planId);
+    const plan = await findSchedulePlan(tx, planId, true);
     requireDraft(plan, 'edited');
     const term = await tx.findOneOrFail(AcademicTerm, { id: plan.term.id });
     const course = await tx.findOne(Course, { id: courseId });
@@ -153,9 +155,9 @@ export async function setAssignmentLocked(em: EntityManager, assignmentId: strin
   const id = requireId('assignmentId', assignmentId);
   if (typeof locked !== 'boolean') throw badInput('locked must be true or false', { field: 'locked', value: locked });
   return em.transactional(async (tx) => {
-    const row = await tx.findOne(ScheduleAssignment, { id }, { populate: ['plan'] });
+    const row = await tx.findOne(ScheduleAssignment, { id });
     if (!row) throw notFound(`No schedule assignment with id ${assignmentId}`, { assignmentId });
-    requireDraft(row.plan, locked ? 'locked' : 'unlocked');
+    requireDraft(await findSchedulePlan(tx, row.plan.id, true), locked ? 'locked' : 'unlocked');
     row.locked = locked;
     await tx.flush();
     return row;

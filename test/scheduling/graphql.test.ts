@@ -69,6 +69,12 @@ describe('academic and scheduling GraphQL', () => {
     expect(started.errors).toBeUndefined();
     expect(started.data!.startAutomaticSchedule).toMatchObject({ kind: 'AUTOMATIC_SCHEDULE', status: 'QUEUED', inputData: { planId: plan.id, timeLimitSeconds: 2, seed: 4 } });
     expect((await waitForJob(engine, started.data!.startAutomaticSchedule.id, undefined, 30_000)).status).toBe('SUCCEEDED');
+    const typed = await run(
+      `query($id: ID!) { job(id: $id) { ... on AutomaticScheduleJob { plan { id } scheduleResult { hardViolations penalty seed breakdown { roomCapacity } } } } }`,
+      { id: started.data!.startAutomaticSchedule.id },
+    );
+    expect(typed.errors).toBeUndefined();
+    expect(typed.data!.job).toMatchObject({ plan: { id: plan.id }, scheduleResult: { hardViolations: 0, seed: 4 } });
 
     const read = await run(
       `query($id: ID!) { schedulePlan(id: $id) { solutionText evaluation { hardViolations penalty feasible conflicts breakdown { lectures conflicts roomCapacity minWorkingDays curriculumCompactness roomStability } } assignments { day period locked course { code } room { code } } } }`,
@@ -84,6 +90,10 @@ describe('academic and scheduling GraphQL', () => {
     const published = await run(`mutation($id: ID!) { publishSchedulePlan(planId: $id) { id kind status } }`, { id: plan.id });
     expect(published.errors).toBeUndefined();
     expect((await waitForJob(engine, published.data!.publishSchedulePlan.id)).status).toBe('SUCCEEDED');
+    const publishJob = await run(`query($id: ID!) { job(id: $id) { ... on SchedulePublishJob { plan { status } publishResult { entries previousPlanId } } } }`, {
+      id: published.data!.publishSchedulePlan.id,
+    });
+    expect(publishJob.data!.job).toEqual({ plan: { status: 'PUBLISHED' }, publishResult: { entries: 160, previousPlanId: null } });
     const byRoom = await run(`query($termId: ID!) { term(id: $termId) { publishedPlan { id status } rooms { id code } } }`, { termId: term.id });
     expect(byRoom.data!.term.publishedPlan).toEqual({ id: plan.id, status: 'PUBLISHED' });
     const room = byRoom.data!.term.rooms[0];

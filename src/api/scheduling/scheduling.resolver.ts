@@ -10,14 +10,16 @@ import { AcademicTermType, CourseType, RoomType } from '../academic/academic.typ
 import { entityManagerOf } from '../academic/request-entity-manager';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';
-import { Job } from '../graphql/types/job';
+import { AutomaticScheduleJob, Job, SchedulePublishJob } from '../graphql/types/job';
 import {
+  AutomaticScheduleResultType,
   CreateSchedulePlanInput,
   PlaceLectureInput,
   PlanEvaluationType,
   PublishedTimetableEntryType,
   ScheduleAssignmentType,
   SchedulePlanType,
+  SchedulePublishResultType,
   StartAutomaticScheduleInput,
 } from './scheduling.types';
 
@@ -166,4 +168,41 @@ export class TermSchedulingResolver {
   }
 }
 
-export const schedulingResolvers = [SchedulePlanResolver, ScheduleAssignmentResolver, TermSchedulingResolver] as const;
+const planOfJob = (job: JobSnapshot, ctx: GraphQLContext): Promise<SchedulePlan | null> | null => {
+  const planId = (job.input as { planId?: unknown } | null)?.planId;
+  return typeof planId === 'string' ? em(ctx).findOne(SchedulePlan, { id: planId }) : null;
+};
+
+@Resolver(() => AutomaticScheduleJob)
+export class AutomaticScheduleJobResolver {
+  @FieldResolver(() => SchedulePlanType, { nullable: true, description: 'The plan being scheduled (null if it was deleted).' })
+  plan(@Root() job: JobSnapshot, @Ctx() ctx: GraphQLContext) {
+    return planOfJob(job, ctx);
+  }
+
+  @FieldResolver(() => AutomaticScheduleResultType, { nullable: true, description: 'Set once the job has SUCCEEDED.' })
+  scheduleResult(@Root() job: JobSnapshot) {
+    return job.status === 'SUCCEEDED' ? job.result : null;
+  }
+}
+
+@Resolver(() => SchedulePublishJob)
+export class SchedulePublishJobResolver {
+  @FieldResolver(() => SchedulePlanType, { nullable: true, description: 'The plan being published (null if it was deleted).' })
+  plan(@Root() job: JobSnapshot, @Ctx() ctx: GraphQLContext) {
+    return planOfJob(job, ctx);
+  }
+
+  @FieldResolver(() => SchedulePublishResultType, { nullable: true, description: 'Set once the job has SUCCEEDED.' })
+  publishResult(@Root() job: JobSnapshot) {
+    return job.status === 'SUCCEEDED' ? job.result : null;
+  }
+}
+
+export const schedulingResolvers = [
+  SchedulePlanResolver,
+  ScheduleAssignmentResolver,
+  TermSchedulingResolver,
+  AutomaticScheduleJobResolver,
+  SchedulePublishJobResolver,
+] as const;

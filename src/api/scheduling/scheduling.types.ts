@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, IsUUID, Length, Max, Min } from 'class-validator';
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { MAX_NAME_LENGTH } from '../../academic/validation';
 import { MAX_TIME_LIMIT_SECONDS, MIN_TIME_LIMIT_SECONDS } from '../../scheduling/automatic-schedule';
 import { SchedulePlanStatus } from '../../scheduling/entities';
@@ -102,4 +102,28 @@ export class PlaceLectureInput {
   @Field(() => Int) @IsInt() @Min(0) period!: number;
   @Field(() => ID) @IsUUID() roomId!: string;
   @Field({ nullable: true, description: 'Default true: a lecture placed by hand stays put.' }) @IsOptional() locked?: boolean;
+}
+
+@ObjectType('AutomaticScheduleResult', { description: 'What an AUTOMATIC_SCHEDULE job found, checked by the independent evaluator.' })
+export class AutomaticScheduleResultType {
+  @Field(() => ID) planId!: string;
+  @Field(() => Int) hardViolations!: number;
+  @Field(() => Int, { description: 'Soft penalty with the ITC-2007 weights.' }) penalty!: number;
+  @Field(() => PenaltyBreakdownType) breakdown!: PenaltyBreakdownType;
+  @Field(() => Int) timeUsedMs!: number;
+  @Field(() => Int) seed!: number;
+  @Field(() => Float, { description: 'Local-search moves tried.' }) iterations!: number;
+  @Field({ description: 'Why the search stopped: time, iterations or optimal.' }) stopReason!: string;
+  @Field(() => Int) lecturesPlaced!: number;
+  @Field(() => Int, { description: 'Locked lectures kept where they were.' }) lockedKept!: number;
+}
+
+@ObjectType('SchedulePublishResult', { description: 'What a SCHEDULE_PUBLISH job did.' })
+export class SchedulePublishResultType {
+  @Field(() => ID) planId!: string;
+  @Field(() => ID) termId!: string;
+  @Field(() => ID, { nullable: true, description: 'The plan that was published before and is ARCHIVED now.' }) previousPlanId!: string | null;
+  @Field(() => Int, { description: 'Lectures in the published timetable.' }) entries!: number;
+  @Field(() => Int) penalty!: number;
+  @Field() publishedAt!: string;
 }
