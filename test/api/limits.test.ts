@@ -1,4 +1,4 @@
-import { print } from 'graphql';
+import { getIntrospectionQuery, print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { testKindRegistrations } from '../../src/testing/test-kinds';
@@ -63,6 +63,17 @@ describe('depth and complexity limits', () => {
       await deep.dispose();
       await client.dispose();
     }
+  });
+
+  it("lets GraphiQL's introspection query through (introspection has its own switch)", async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.tokens.admin}` },
+      body: JSON.stringify({ query: getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }) }),
+    });
+    const body = (await response.json()) as { data?: { __schema: unknown }; errors?: unknown[] };
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.__schema).toBeTruthy();
   });
 
   it('turns introspection off when asked, over HTTP and the socket', async () => {

@@ -30,7 +30,9 @@ function selectionDepth(
   for (const selection of selectionSet.selections) {
     let depth = 0;
     if (selection.kind === Kind.FIELD) {
-      depth = selection.name.value.startsWith('__') && !selection.selectionSet ? 0 : 1 + selectionDepth(selection.selectionSet, fragments, visited);
+      // Introspection (__schema, __type, __typename) is gated by its own switch; its
+      // type-reference chains are deep by nature (GraphiQL's query is 15 levels).
+      depth = selection.name.value.startsWith('__') ? 0 : 1 + selectionDepth(selection.selectionSet, fragments, visited);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       depth = selectionDepth(selection.selectionSet, fragments, visited);
     } else {
