@@ -126,7 +126,14 @@ export class JobEngine {
     const wake = () => this.waker.committed();
     this.leaseRescuer = new LeaseRescuer({ pool, metrics: this.metrics, logger: maintenanceLogger, onRescued: wake });
     this.outboxRepublisher = new OutboxRepublisher(
-      { pool, metrics: this.metrics, logger: maintenanceLogger, onRepublished: wake },
+      {
+        pool,
+        transport,
+        kinds: () => options.registry.names(),
+        metrics: this.metrics,
+        logger: maintenanceLogger,
+        onRepublished: wake,
+      },
       { strandedAfterSeconds: settings.republishAfterSeconds },
     );
     this.retentionCleaner = new RetentionCleaner(

@@ -172,7 +172,7 @@ describe('claims that must not start the job', () => {
     // What a broker redelivery, a republish or a second publisher would cause.
     await transport.publish([0, 1, 2].map(() => ({ outboxId: row.id, jobId: job.id, kind: 'ONCE' })));
     await new Promise((r) => setTimeout(r, 300));
-    expect(transport.depth('ONCE')).toBe(0);
+    expect(await transport.waiting('ONCE')).toBe(0);
     expect(calls).toBe(1);
     const after = await engine.getJob(job.id);
     expect(after!.sequence).toBe(done.sequence);

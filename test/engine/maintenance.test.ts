@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
+import { asJobId, asOutboxId } from '../../src/engine/types';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { poolSql, type Sql } from '../../src/engine/db/sql';
@@ -179,6 +181,31 @@ describe('outbox republisher', () => {
     }
     expect(await Promise.all(untouched.map((s) => outboxState(s.outboxId)))).toEqual(before);
     expect(await engine.outboxRepublisher.runOnce()).toBe(0);
+  });
+
+  it('leaves PUBLISHED rows of a kind whose queue still holds messages (a backlog, not a loss)', async () => {
+    const transport = new InMemoryTransport();
+    const noop = async () => null;
+    engine = buildEngine({
+      db: ctx.db,
+      transport,
+      registrations: [
+        { kind: 'BACKLOGGED', defaults: { consumers: 1 }, processor: noop },
+        { kind: 'DRAINED', defaults: { consumers: 1 }, processor: noop },
+      ],
+      settings: { republishAfterSeconds: 60 },
+    });
+    // No consumer runs: one message waits in BACKLOGGED's queue.
+    await transport.publish([{ outboxId: asOutboxId(randomUUID()), jobId: asJobId(randomUUID()), kind: 'BACKLOGGED' }]);
+    const old = `now() - interval '10 minutes'`;
+    const waitingInQueue = await seed({ kind: 'BACKLOGGED', state: 'PUBLISHED', updatedAt: old, availableAt: old });
+    const neverConfirmed = await seed({ kind: 'BACKLOGGED', state: 'PUBLISHING', updatedAt: old, availableAt: old });
+    const lost = await seed({ kind: 'DRAINED', state: 'PUBLISHED', updatedAt: old, availableAt: old });
+
+    expect(await engine.outboxRepublisher.runOnce()).toBe(2);
+    expect((await outboxState(waitingInQueue.outboxId)).state).toBe('PUBLISHED');
+    expect((await outboxState(neverConfirmed.outboxId)).state).toBe('PENDING');
+    expect((await outboxState(lost.outboxId)).state).toBe('PENDING');
   });
 });
 

@@ -58,13 +58,13 @@ async function queueDepth(url: string, queue: string): Promise<number> {
 }
 
 describe('pickDelayBucket', () => {
-  it('picks the largest bucket not above the delay, at least 1 s', () => {
+  it('rounds up to the next bucket (never earlier than asked), capped at the largest', () => {
     expect(pickDelayBucket(0)).toBe(1_000);
     expect(pickDelayBucket(999)).toBe(1_000);
     expect(pickDelayBucket(1_000)).toBe(1_000);
-    expect(pickDelayBucket(1_999)).toBe(1_000);
-    expect(pickDelayBucket(2_500)).toBe(2_000);
-    expect(pickDelayBucket(45_000)).toBe(30_000);
+    expect(pickDelayBucket(1_999)).toBe(2_000);
+    expect(pickDelayBucket(2_500)).toBe(3_000);
+    expect(pickDelayBucket(40_000)).toBe(45_000);
     expect(pickDelayBucket(3_600_000)).toBe(600_000);
   });
 });

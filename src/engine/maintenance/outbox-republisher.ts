@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { poolSql } from '../db/sql';
 import type { EngineMetrics } from '../metrics';
+import type { JobTransport } from '../transport/transport';
 import { republishStranded } from '../queries/republish-stranded';
 
 export const OUTBOX_REPUBLISHER_STRANDED_AFTER_SECONDS_DEFAULT = 300;
@@ -33,7 +34,15 @@ export class OutboxRepublisher {
   private readonly config: OutboxRepublisherConfig;
 
   constructor(
-    private readonly deps: { pool: Pool; metrics: EngineMetrics; logger: Logger; onRepublished?: () => void },
+    private readonly deps: {
+      pool: Pool;
+      transport: Pick<JobTransport, 'waiting'>;
+      /** The kinds whose queues to look at. */
+      kinds: () => readonly string[];
+      metrics: EngineMetrics;
+      logger: Logger;
+      onRepublished?: () => void;
+    },
     config: Partial<OutboxRepublisherConfig> = {},
   ) {
     this.config = validateOutboxRepublisherConfig(config);
@@ -41,9 +50,14 @@ export class OutboxRepublisher {
 
   async runOnce(): Promise<number> {
     const sql = poolSql(this.deps.pool);
+    const backloggedKinds = await this.backloggedKinds();
     let total = 0;
     for (let batch = 0; batch < this.config.maxBatches; batch++) {
-      const count = await republishStranded(sql, { olderThanSeconds: this.config.strandedAfterSeconds, limit: this.config.batchSize });
+      const count = await republishStranded(sql, {
+        olderThanSeconds: this.config.strandedAfterSeconds,
+        limit: this.config.batchSize,
+        backloggedKinds,
+      });
       total += count;
       if (count < this.config.batchSize) break;
     }
@@ -53,5 +67,12 @@ export class OutboxRepublisher {
       this.deps.onRepublished?.();
     }
     return total;
+  }
+
+  /** Kinds whose queue holds messages now; unknown (transport away) counts as backlogged. */
+  private async backloggedKinds(): Promise<string[]> {
+    const kinds = this.deps.kinds();
+    const waiting = await Promise.all(kinds.map((kind) => this.deps.transport.waiting(kind).catch(() => Infinity)));
+    return kinds.filter((_kind, i) => waiting[i]! > 0);
   }
 }

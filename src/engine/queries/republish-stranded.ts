@@ -4,9 +4,14 @@ import type { Sql } from '../db/sql';
  * Messages that left for the broker but were never picked up: PUBLISHING for too
  * long (the publisher died before the confirm) or PUBLISHED and due for too long
  * (the broker or an in-memory queue lost them). Back to PENDING; a duplicate
- * delivery is harmless because only one claim can win.
+ * delivery is harmless because only one claim can win. PUBLISHED rows of the kinds in
+ * `backloggedKinds` are left alone: their queue still holds messages, so a row waiting
+ * there is a backlog, not a loss, and a copy would only lengthen the queue.
  */
-export async function republishStranded(sql: Sql, args: { olderThanSeconds: number; limit: number }): Promise<number> {
+export async function republishStranded(
+  sql: Sql,
+  args: { olderThanSeconds: number; limit: number; backloggedKinds?: readonly string[] },
+): Promise<number> {
   const rows = await sql<{ id: string }>(
     `UPDATE job_outbox o SET state = 'PENDING', available_at = now(), updated_at = now()
      FROM (
@@ -14,12 +19,13 @@ export async function republishStranded(sql: Sql, args: { olderThanSeconds: numb
        WHERE state IN ('PUBLISHING', 'PUBLISHED')
          AND updated_at < now() - make_interval(secs => $1)
          AND available_at < now() - make_interval(secs => $1)
+         AND (state = 'PUBLISHING' OR NOT (kind = ANY($3::text[])))
        ORDER BY updated_at LIMIT $2
        FOR UPDATE SKIP LOCKED
      ) stranded
      WHERE o.id = stranded.id
      RETURNING o.id`,
-    [args.olderThanSeconds, args.limit],
+    [args.olderThanSeconds, args.limit, args.backloggedKinds ?? []],
   );
   return rows.length;
 }

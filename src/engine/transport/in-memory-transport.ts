@@ -34,8 +34,7 @@ export class InMemoryTransport implements JobTransport {
     for (const queue of this.queues.values()) queue.close();
   }
 
-  /** Messages waiting (not yet handed to a handler), for tests and health. */
-  depth(kind: string): number {
+  async waiting(kind: string): Promise<number> {
     return this.queues.get(kind)?.depth ?? 0;
   }
 

@@ -7,10 +7,12 @@ import type { ConnectionState, ConsumerHandle, JobTransport, MessageHandler, Set
 /**
  * Retry delays the broker can hold a message for. Each bucket is one classic queue
  * with a per-queue TTL, so messages in it expire in arrival order (no head-of-line
- * blocking, which per-message TTLs would suffer from).
+ * blocking, which per-message TTLs would suffer from). Spaced about 1.5× apart: a
+ * delay is rounded *up* to a bucket, so a retry never comes back before its back-off
+ * and at most ~50 % after it.
  */
 export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
-  1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+  1_000, 2_000, 3_000, 5_000, 8_000, 13_000, 20_000, 30_000, 45_000, 60_000, 90_000, 120_000, 180_000, 300_000, 600_000,
 ];
 
 /** How long a handler that threw waits before its message comes back. */
@@ -51,11 +53,10 @@ export function rabbitMqTopology(prefix: string, delayBucketsMs: readonly number
   };
 }
 
-/** The largest bucket ≤ `delayMs` (at least the smallest bucket). */
+/** The smallest bucket ≥ `delayMs` (the largest bucket for longer delays). */
 export function pickDelayBucket(delayMs: number, buckets: readonly number[] = DEFAULT_DELAY_BUCKETS_MS): number {
-  let chosen = buckets[0]!;
-  for (const bucket of buckets) if (bucket <= delayMs) chosen = bucket;
-  return chosen;
+  for (const bucket of buckets) if (bucket >= delayMs) return bucket;
+  return buckets[buckets.length - 1]!;
 }
 
 /**
@@ -175,6 +176,18 @@ export class RabbitMqTransport implements JobTransport {
 
   connectionState(): ConnectionState {
     return this.closed ? 'closed' : this.connection.state;
+  }
+
+  async waiting(kind: string): Promise<number> {
+    const model = this.liveModel();
+    // A channel of its own: checkQueue on a missing queue closes the channel it runs on.
+    const channel = await model.createChannel();
+    try {
+      const { messageCount } = await channel.checkQueue(this.topology.workQueue(kind));
+      return messageCount;
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {

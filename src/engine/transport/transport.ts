@@ -34,5 +34,10 @@ export interface JobTransport {
   /** Runs `handler` for deliveries of `kind`, at most `consumers` at a time. */
   consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle>;
   connectionState(): ConnectionState;
+  /**
+   * Messages of `kind` waiting in the transport for a consumer (not counting those a
+   * consumer holds). Lets the republisher tell a backlog from a lost message.
+   */
+  waiting(kind: string): Promise<number>;
   close(): Promise<void>;
 }
