@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { startApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './engine/logger';
 
@@ -16,6 +15,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  // Loaded only once the configuration is known good, so a bad setting is reported at once.
+  const { startApp } = require('./app') as typeof import('./app');
   const app = await startApp(config, logger);
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
