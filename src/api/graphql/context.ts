@@ -48,5 +48,16 @@ export function createLoaders(engine: JobEngine): Loaders {
 }
 
 export function createContext(deps: ApiDependencies, viewer: Viewer | null): GraphQLContext {
-  return { viewer, engine: deps.engine, hub: deps.hub, logger: deps.logger, services: deps.services, loaders: createLoaders(deps.engine) };
+  // Loaders are made on first use: most socket operations (subscriptions) never need one.
+  let loaders: Loaders | undefined;
+  return {
+    viewer,
+    engine: deps.engine,
+    hub: deps.hub,
+    logger: deps.logger,
+    services: deps.services,
+    get loaders() {
+      return (loaders ??= createLoaders(deps.engine));
+    },
+  };
 }

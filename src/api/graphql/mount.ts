@@ -63,6 +63,24 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     });
     const extraRules = [depthLimitRule(settings.maxDepth), ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
 
+    // Parsed and validated socket documents, shared by every subscriber that sends the
+    // same text (thousands of clients watching progress send one query).
+    const documents = new DocumentCache((query) => {
+      let document: DocumentNode;
+      try {
+        document = parse(query, { maxTokens: 5_000 });
+      } catch (error) {
+        return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
+      }
+      const errors = validate(schema, document, [...specifiedRules, ...extraRules]);
+      if (errors.length > 0) {
+        return errors.map((e) =>
+          e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED } }),
+        );
+      }
+      return document;
+    });
+
     // --- graphql-ws on the same server and path ---------------------------------
     const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: settings.maxWsPayloadBytes });
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
@@ -93,14 +111,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           const viewer = ctx.extra.viewer;
           if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
           if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
-          let document: DocumentNode;
-          try {
-            document = parse(payload.query, { maxTokens: 5_000 });
-          } catch (error) {
-            return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
-          }
-          const errors = validate(schema, document, [...specifiedRules, ...extraRules]);
-          if (errors.length > 0) return errors.map((e) => (e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED } })));
+          const checked = documents.get(payload.query);
+          if (checked instanceof Array) return checked;
+          const document = checked;
           const tooComplex = complexityError(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
           if (tooComplex) return [tooComplex];
           const args: ExecutionArgs = {
@@ -190,6 +203,31 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       hub.close();
     };
   };
+}
+
+/** A small LRU of query text → parsed, validated document (or its errors). */
+class DocumentCache {
+  private readonly entries = new Map<string, DocumentNode | GraphQLError[]>();
+
+  constructor(
+    private readonly check: (query: string) => DocumentNode | GraphQLError[],
+    private readonly limit = 500,
+  ) {}
+
+  get(query: string): DocumentNode | GraphQLError[] {
+    const hit = this.entries.get(query);
+    if (hit !== undefined) {
+      this.entries.delete(query);
+      this.entries.set(query, hit);
+      return hit;
+    }
+    const value = this.check(query);
+    if (query.length <= 20_000) {
+      this.entries.set(query, value);
+      if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return value;
+  }
 }
 
 /** Malformed or oversized JSON bodies answer in GraphQL's error shape. */
