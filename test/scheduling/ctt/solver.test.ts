@@ -85,6 +85,16 @@ describe.skipIf(!HAVE_CTT_DATA)('solveCtt on comp01', () => {
     expect(c.assignments).not.toEqual(a.assignments);
   });
 
+  it('keeps its incremental costs exact through many Kempe-chain swaps and plain moves', () => {
+    for (const kempeRate of [0, 0.5]) {
+      const result = solveCtt(instance, { seed: 5, maxIterations: 150_000, kempeRate });
+      const ev = evaluateTimetable(instance, result.assignments);
+      expect(ev.hard.total).toBe(result.hard);
+      expect(ev.soft.total).toBe(result.penalty);
+      expect(ev.repeatedEntries).toBe(0);
+    }
+  });
+
   it('never moves locked assignments', () => {
     // Lock 12 lectures where another seed's timetable put them (a feasible but arbitrary place).
     const donor = solveCtt(instance, { seed: 99, maxIterations: 200_000 });
