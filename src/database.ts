@@ -59,6 +59,26 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   };
 }
 
+/** Any constant: serialises migrations when several processes start at once. */
+export const MIGRATION_LOCK_KEY = 7_261_837_000;
+
+/**
+ * Applies pending migrations while holding an advisory lock, so that when many API and
+ * worker processes start together exactly one migrates and the others wait, then find
+ * nothing left to do.
+ */
+async function migrateUnderLock(orm: MikroORM, url: string, logger: Logger): Promise<void> {
+  const lock = new pg.Client({ connectionString: url });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const applied = await orm.getMigrator().up();
+    if (applied.length > 0) logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
+}
+
 export interface Database {
   url: string;
   orm: MikroORM;
@@ -72,10 +92,7 @@ export interface Database {
 /** Connects the ORM and the engine's pool, applying pending migrations first. */
 export async function openDatabase(options: { url: string; poolSize: number; logger: Logger; migrate?: boolean }): Promise<Database> {
   const orm = await MikroORM.init(ormConfig(options.url));
-  if (options.migrate !== false) {
-    const applied = await orm.getMigrator().up();
-    if (applied.length > 0) options.logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
-  }
+  if (options.migrate !== false) await migrateUnderLock(orm, options.url, options.logger);
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
   const relaxedPool = new pg.Pool({ connectionString: options.url, max: options.poolSize, options: '-c synchronous_commit=off' });
   // An idle client that loses its server (database restart) emits here; the pool

@@ -115,3 +115,17 @@ describe('the checks fail when entities and migrations disagree', () => {
     expect(diff.filter((line) => line.includes('jobs_exclusive_key_active_unique'))).toHaveLength(2);
   });
 });
+
+describe('migrations at start-up', () => {
+  it('several processes opening the same fresh database at once all succeed (one migrates, the others wait)', async () => {
+    const fresh = await createTestDatabase('migrate_race');
+    try {
+      const opened = await Promise.all([1, 2, 3, 4].map(() => openDatabase({ url: fresh.url, poolSize: 2, logger: silentLogger })));
+      const { rows } = await opened[0]!.pool.query('SELECT count(*)::int AS n FROM mikro_orm_migrations');
+      expect(rows[0].n).toBe(opened[0]!.orm.config.get('migrations').migrationsList!.length);
+      await Promise.all(opened.map((db) => db.close()));
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
