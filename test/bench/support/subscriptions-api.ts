@@ -1,0 +1,84 @@
+/**
+ * The subscription benchmark's API process: the service's own `startApp` (configured
+ * from the environment the bench sets: ROLE=api, RabbitMQ, production auth), plus an
+ * IPC channel for the bench — heap after `global.gc()`, event-loop delay, stop.
+ * Start with `node --expose-gc` and `stdio: [..., 'ipc']`.
+ */
+import 'reflect-metadata';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startApp, type App } from '../../../src/app';
+import { loadConfig } from '../../../src/config';
+import { createLogger } from '../../../src/engine/logger';
+import type { FromApi, ToApi } from './subscriptions-protocol';
+
+const send = (message: FromApi) => process.send?.(message);
+
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('start the API process with --expose-gc');
+  // Several passes: weak references and finalizers free more on the later ones.
+  for (let i = 0; i < 4; i++) gc();
+}
+
+async function main(): Promise<void> {
+  if (!process.send) throw new Error('subscriptions-api needs an IPC channel');
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, format: 'json', name: 'bench-api' });
+  const app: App = await startApp(config, logger);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await app.stop();
+    } catch (error) {
+      code = 1;
+      process.stderr.write(`bench API process: stop failed: ${String(error)}\n`);
+    }
+    const exit = () => {
+      if (process.connected) process.disconnect();
+      process.exit(code);
+    };
+    if (process.connected) process.send!({ type: 'stopped' } satisfies FromApi, () => exit());
+    else exit();
+  };
+  process.on('message', (message: ToApi) => {
+    switch (message.type) {
+      case 'heap': {
+        collectGarbage();
+        const usage = process.memoryUsage();
+        send({ type: 'heap', id: message.id, heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers });
+        break;
+      }
+      case 'stats': {
+        const cpu = process.cpuUsage();
+        send({
+          type: 'stats',
+          id: message.id,
+          loopDelayP50Ms: loop.percentile(50) / 1e6,
+          loopDelayP99Ms: loop.percentile(99) / 1e6,
+          loopDelayMaxMs: loop.max / 1e6,
+          cpuUserMs: cpu.user / 1000,
+          cpuSystemMs: cpu.system / 1000,
+        });
+        loop.reset();
+        break;
+      }
+      case 'stop':
+        void stop(0);
+        break;
+    }
+  });
+  // The bench went away: stop too.
+  process.on('disconnect', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  send({ type: 'ready', url: app.http.url, pid: process.pid });
+}
+
+main().catch((error) => {
+  send({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  process.stderr.write(`bench API process failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
