@@ -22,6 +22,7 @@ import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Authenticator } from '../../src/api/auth/authenticator';
 import { ApiRole } from '../../src/api/auth/viewer';
@@ -49,6 +50,10 @@ const WARMUP_SECONDS = Number(arg('warmup', '2'));
 const CONNECT_CONCURRENCY = Number(arg('connect-concurrency', '200'));
 const EXTRA_JOBS = 5;
 const PROFILE = flag('profile');
+/** More node flags for the API process, e.g. `--api-node-args "--trace-gc"`. */
+const API_NODE_ARGS = arg('api-node-args', '').split(/\s+/).filter(Boolean);
+/** A file for the API process's whole output (stdout and stderr). */
+const API_LOG = arg('api-log', '');
 const KIND = JobKind.AUTOMATIC_SCHEDULE;
 
 const TARGETS = { clients: 10_000, rate: 2_000, lost: 0, duplicates: 0, p99Ms: 60, heapKiB: 21 };
@@ -175,6 +180,25 @@ function snapshot(plan: JobPlan, sequence: number, now: Date, progress: number):
   };
 }
 
+/** CPU seconds (user + system) used so far: the whole machine (busy, all cores) and some processes. */
+function cpuTimes(pids: Record<string, number | undefined>): { machine: number; byName: Record<string, number> } | null {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    const machine = (fields.reduce((a, b) => a + b, 0) - idle) / 100;
+    const byName: Record<string, number> = {};
+    for (const [name, pid] of Object.entries(pids)) {
+      if (!pid) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName[name] = (Number(rest[11]) + Number(rest[12])) / 100;
+    }
+    return { machine, byName };
+  } catch {
+    return null;
+  }
+}
+
 function kib(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KiB`;
 }
@@ -231,7 +255,7 @@ async function main(): Promise<void> {
     api = new Child<ToApi, FromApi>(
       'API process',
       path.join(DIST, 'support', 'subscriptions-api.js'),
-      ['--expose-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+      ['--expose-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...API_NODE_ARGS],
       {
         ROLE: 'api',
         NODE_ENV: 'production',
@@ -250,6 +274,11 @@ async function main(): Promise<void> {
       },
     );
     children.push(api as never);
+    if (API_LOG) {
+      const file = fs.createWriteStream(API_LOG);
+      api.process.stdout!.pipe(file);
+      api.process.stderr!.pipe(file);
+    }
     const ready = await api.wait('ready', 60_000);
     const wsUrl = `${ready.url.replace(/^http/, 'ws')}/graphql`;
     log(`API process ${ready.pid} serving ${ready.url}`);
@@ -281,11 +310,14 @@ async function main(): Promise<void> {
     const heapAfter = await api.request({ type: 'heap', id: ++requestId }, 'heap', 60_000);
     const heapPerConnection = (heapAfter.heapUsed - heapBefore.heapUsed) / CLIENTS;
     log(`API heap with ${CLIENTS} subscribed: ${kib(heapAfter.heapUsed)} → ${kib(heapPerConnection)} per connection (rss ${kib(heapAfter.rss)})`);
+    await sleep(300); // the gc's own pause must not count as loop delay while emitting
     await api.request({ type: 'stats', id: ++requestId }, 'stats', 10_000); // resets the loop-delay histogram
 
     // --- emit at a steady rate ---------------------------------------------------------
     const totalEvents = Math.round(RATE * SECONDS);
     let sent = 0;
+    const pids = { api: api.process.pid, generator: load.process.pid, emitter: process.pid };
+    const cpuBefore = cpuTimes(pids);
     const emitStart = Date.now();
     const measureFromMs = emitStart + WARMUP_SECONDS * 1000;
     await new Promise<void>((resolve) => {
@@ -326,6 +358,15 @@ async function main(): Promise<void> {
       }, 10);
     });
     const emitMs = Date.now() - emitStart;
+    const cpuAfter = cpuTimes(pids);
+    let cpu = '';
+    if (cpuBefore && cpuAfter) {
+      const cores = (a: number, b: number) => ((b - a) / (emitMs / 1000)).toFixed(2);
+      const ours = Object.keys(cpuAfter.byName).map((name) => `${name} ${cores(cpuBefore.byName[name]!, cpuAfter.byName[name]!)}`);
+      const oursTotal = Object.keys(cpuAfter.byName).reduce((n, name) => n + cpuAfter.byName[name]! - cpuBefore.byName[name]!, 0);
+      const rest = (cpuAfter.machine - cpuBefore.machine - oursTotal) / (emitMs / 1000);
+      cpu = `${ours.join(', ')}; everything else (broker, other processes) ${rest.toFixed(2)} — of ${os.cpus().length} cores`;
+    }
     log(`emitted ${sent} events in ${(emitMs / 1000).toFixed(2)} s (${(sent / (emitMs / 1000)).toFixed(0)}/s)`);
     const apiStats = await api.request({ type: 'stats', id: ++requestId }, 'stats', 10_000);
 
@@ -354,7 +395,7 @@ async function main(): Promise<void> {
     exits.generator = await load.finish(60_000);
     api.send({ type: 'stop' });
     exits.api = await api.finish(60_000);
-    printReport({ command, report, sent, emitMs, heapBefore: heapBefore.heapUsed, heapAfter: heapAfter.heapUsed, heapPerConnection, apiStats, exits, subscribeMs: subscribed.ms });
+    printReport({ command, report, sent, emitMs, heapBefore: heapBefore.heapUsed, heapAfter: heapAfter.heapUsed, heapPerConnection, apiStats, exits, subscribeMs: subscribed.ms, cpu });
   } finally {
     for (const child of [load, api]) {
       if (child && child.process.exitCode === null && child.process.signalCode === null) {
@@ -386,6 +427,7 @@ function printReport(r: {
   apiStats: Extract<FromApi, { type: 'stats' }>;
   exits: Record<string, string>;
   subscribeMs: number;
+  cpu: string;
 }): void {
   const { report } = r;
   const deliverySeconds = Math.max(0.001, (report.lastReceiptMs - report.firstReceiptMs) / 1000);
@@ -420,6 +462,10 @@ function printReport(r: {
     '',
     `Targets (issue 3) at --clients ${TARGETS.clients} --rate ${TARGETS.rate}, one API process: 0 lost or duplicated, p99 ≤ ${TARGETS.p99Ms} ms, heap ≤ ${TARGETS.heapKiB} KiB per connection.`,
   ];
+  if (r.cpu) lines.push(`CPU cores used while emitting: ${r.cpu}. Latency here is sensitive to other load on the machine.`);
+  if (report.latency.seconds?.length) {
+    lines.push(`latency p99/max by second of the run (job subscribers), ms: ${report.latency.seconds.map(([, p99, max], i) => `${i}s ${p99}/${max}`).join(', ')}`);
+  }
   if (report.errors.length) lines.push(`subscriber errors: ${report.errors.join('; ')}`);
   if (CLIENTS === TARGETS.clients && RATE === TARGETS.rate) {
     const met = report.lost === 0 && report.duplicates === 0 && report.dashboard.lost === 0 && report.dashboard.duplicates === 0 && report.latency.p99 <= TARGETS.p99Ms && r.heapPerConnection / 1024 <= TARGETS.heapKiB;

@@ -53,6 +53,7 @@ async function main(): Promise<void> {
         break;
       }
       case 'stats': {
+        if (process.env.BENCH_API_MARKS === '1') process.stderr.write(`bench-mark stats at ${performance.now().toFixed(0)} ms\n`);
         const cpu = process.cpuUsage();
         send({
           type: 'stats',

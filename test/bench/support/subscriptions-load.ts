@@ -38,10 +38,21 @@ class Samples {
   }
   summary(fromMs: number): LatencySummary {
     const values: number[] = [];
-    for (let i = 0; i < this.length; i++) if (this.sentAt[i]! >= fromMs) values.push(this.latency[i]!);
+    const bySecond: number[][] = [];
+    const origin = this.length ? this.sentAt[0]! : 0;
+    for (let i = 0; i < this.length; i++) {
+      const second = Math.floor((this.sentAt[i]! - origin) / 1000);
+      (bySecond[second] ??= []).push(this.latency[i]!);
+      if (this.sentAt[i]! >= fromMs) values.push(this.latency[i]!);
+    }
+    const seconds = Array.from(bySecond, (list): [number, number, number] => {
+      if (!list) return [0, NaN, NaN];
+      list.sort((a, b) => a - b);
+      return [list.length, list[Math.min(list.length - 1, Math.floor(0.99 * list.length))]!, list[list.length - 1]!];
+    });
     values.sort((a, b) => a - b);
     const at = (p: number) => (values.length ? values[Math.min(values.length - 1, Math.floor(p * values.length))]! : NaN);
-    return { count: values.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: values.length ? values[values.length - 1]! : NaN };
+    return { count: values.length, seconds, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: values.length ? values[values.length - 1]! : NaN };
   }
 }
 

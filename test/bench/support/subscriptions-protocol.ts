@@ -39,6 +39,8 @@ export type FromLoad =
 
 export interface LatencySummary {
   count: number;
+  /** Per second of send time (from the first sample): [events, p99, max]. */
+  seconds?: [number, number, number][];
   p50: number;
   p90: number;
   p99: number;
