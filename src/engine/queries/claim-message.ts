@@ -35,7 +35,10 @@ export async function claimMessage(
          AND j.cancel_requested_at IS NULL AND c.processing_attempts <= $4
        RETURNING ${jobColumnsOf('j')}
      )
-     SELECT c.processing_attempts, (SELECT status FROM jobs WHERE id = c.job_id) AS job_status, s.*
+     SELECT c.processing_attempts,
+       -- only looked up when the job did not start (CASE evaluates the sub-query lazily)
+       CASE WHEN s.id IS NULL THEN (SELECT status FROM jobs WHERE id = c.job_id) ELSE s.status END AS job_status,
+       s.*
      FROM claimed c LEFT JOIN started s ON true`,
     [args.outboxId, args.token, args.leaseSeconds, args.attemptLimit],
   );
