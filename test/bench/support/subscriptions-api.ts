@@ -27,6 +27,22 @@ async function main(): Promise<void> {
   const app: App = await startApp(config, logger);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  // Stalls: a 5 ms timer that fired ≥ 50 ms late, with the CPU this process used
+  // meanwhile — about the stall's length when this process was busy (work, GC),
+  // about nothing when it was waiting for a core (other load on the machine).
+  let stalls: { atMs: number; gapMs: number; cpuMs: number }[] = [];
+  let lastTick = performance.now();
+  let lastCpu = process.cpuUsage();
+  setInterval(() => {
+    const now = performance.now();
+    const cpu = process.cpuUsage();
+    const gap = now - lastTick;
+    if (gap >= 50 && stalls.length < 200) {
+      stalls.push({ atMs: Math.round(now), gapMs: Math.round(gap), cpuMs: Math.round((cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000) });
+    }
+    lastTick = now;
+    lastCpu = cpu;
+  }, 5).unref();
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -63,8 +79,10 @@ async function main(): Promise<void> {
           loopDelayMaxMs: loop.max / 1e6,
           cpuUserMs: cpu.user / 1000,
           cpuSystemMs: cpu.system / 1000,
+          stalls,
         });
         loop.reset();
+        stalls = [];
         break;
       }
       case 'stop':

@@ -66,6 +66,21 @@ interface Watcher {
   error: string | null;
 }
 
+// Stalls of this process (a 5 ms timer ≥ 50 ms late): its receipt times are late by as much.
+const stalls: { atMs: number; gapMs: number; cpuMs: number }[] = [];
+let lastTick = performance.now();
+let lastCpu = process.cpuUsage();
+setInterval(() => {
+  const now = performance.now();
+  const cpu = process.cpuUsage();
+  const gap = now - lastTick;
+  if (gap >= 50 && stalls.length < 500) {
+    stalls.push({ atMs: Date.now(), gapMs: Math.round(gap), cpuMs: Math.round((cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000) });
+  }
+  lastTick = now;
+  lastCpu = cpu;
+}, 5).unref();
+
 const watchers: Watcher[] = [];
 const samples = new Samples();
 const dashboardSamples = new Samples();
@@ -237,6 +252,7 @@ function report(message: Extract<ToLoad, { type: 'report' }>): LoadReport {
     unexpected: perJob.unexpected,
     endedEarly: watchers.filter((w) => w.ended).length,
     errors,
+    stalls: stalls.filter((x) => x.atMs >= message.measureFromMs - 2_000).map(({ gapMs, cpuMs }) => ({ gapMs, cpuMs })),
     firstReceiptMs,
     lastReceiptMs,
     latency: samples.summary(message.measureFromMs),

@@ -9,7 +9,7 @@ export type ToApi = { type: 'heap'; id: number } | { type: 'stats'; id: number }
 export type FromApi =
   | { type: 'ready'; url: string; pid: number }
   | { type: 'heap'; id: number; heapUsed: number; rss: number; external: number; arrayBuffers: number }
-  | { type: 'stats'; id: number; loopDelayP50Ms: number; loopDelayP99Ms: number; loopDelayMaxMs: number; cpuUserMs: number; cpuSystemMs: number }
+  | { type: 'stats'; id: number; loopDelayP50Ms: number; loopDelayP99Ms: number; loopDelayMaxMs: number; cpuUserMs: number; cpuSystemMs: number; stalls: { atMs: number; gapMs: number; cpuMs: number }[] }
   | { type: 'stopped' }
   | { type: 'failed'; error: string };
 
@@ -61,6 +61,8 @@ export interface LoadReport {
   /** Subscriptions that ended or failed before the end. */
   endedEarly: number;
   errors: string[];
+  /** This process's stalls while events flowed (wall ms late, CPU ms it used meanwhile). */
+  stalls: { gapMs: number; cpuMs: number }[];
   firstReceiptMs: number;
   lastReceiptMs: number;
   latency: LatencySummary;
