@@ -20,7 +20,6 @@ import { ALL_JOB_KINDS, JobKind } from './job-kinds';
 import { automaticScheduleRegistration } from './scheduling/automatic-schedule';
 import { loadDemoData } from './scheduling/demo-data';
 import { schedulePublishRegistration } from './scheduling/schedule-publish';
-import { registerTestKinds, TEST_KINDS_ENV } from './testing/test-kinds';
 
 export interface App {
   config: Config;
@@ -93,8 +92,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   if (config.loadDemoData) await loadDemoData(db.orm.em.fork(), logger);
 
   for (const registration of options.extraKinds ?? []) engine.register(registration);
-  // TEST SUPPORT ONLY: stand-in processors for kinds without one (multi-process API tests).
-  if (process.env[TEST_KINDS_ENV] === '1') registerTestKinds(registry);
 
   await engine.start();
   const http = await startHttpServer({

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { JobKind } from '../../src/job-kinds';
-import { testKindRegistrations } from '../../src/testing/test-kinds';
+import { testKindRegistrations } from '../support/test-kinds';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 import {
   CancelJobDocument,

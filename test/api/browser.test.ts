@@ -13,7 +13,7 @@ import { Authenticator } from '../../src/api/auth/authenticator';
 import { ApiRole } from '../../src/api/auth/viewer';
 import type { JobEngine } from '../../src/engine/engine';
 import { JobKind } from '../../src/job-kinds';
-import { testKindRegistrations } from '../../src/testing/test-kinds';
+import { testKindRegistrations } from '../support/test-kinds';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 import { startTestApiServer, TEST_JWT, type TestApiServer } from './support/api-server';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, requireChromium } from './support/browser';

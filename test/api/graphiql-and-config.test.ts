@@ -7,7 +7,7 @@ import { ApiRole } from '../../src/api/auth/viewer';
 import { ConfigError, loadConfig } from '../../src/config';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
-import { testKindRegistrations } from '../../src/testing/test-kinds';
+import { testKindRegistrations } from '../support/test-kinds';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { JobsDocument, MessagingHealthDocument } from './generated/graphql';
 import { collect, gql, startTestApiServer, wsClient } from './support/api-server';

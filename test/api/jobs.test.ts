@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
-import { testKindRegistrations } from '../../src/testing/test-kinds';
+import { testKindRegistrations } from '../support/test-kinds';
 import { JobKind } from '../../src/job-kinds';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 import {

@@ -1,7 +1,7 @@
 import { getIntrospectionQuery, print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
-import { testKindRegistrations } from '../../src/testing/test-kinds';
+import { testKindRegistrations } from '../support/test-kinds';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { CostlyJobsDocument, DeepEventsDocument, DeepHealthDocument, JobsDocument, MessagingHealthDocument } from './generated/graphql';
 import { collect, gql, rawSocket, startTestApiServer, waitUntil, wsClient, type TestApiServer } from './support/api-server';

@@ -9,7 +9,7 @@ import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
 import { silentLogger } from '../../src/engine/logger';
 import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { JobKind } from '../../src/job-kinds';
-import { TEST_KINDS_ENV, testKindRegistrations } from '../../src/testing/test-kinds';
+import { TEST_KINDS_ENV, testKindRegistrations } from '../support/test-kinds';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 import { spawnService, type ServiceProcess } from '../support/spawn-service';
@@ -90,7 +90,7 @@ describe.runIf(rabbit)('GraphQL subscriptions with the RabbitMQ transport and ev
       RABBITMQ_URL: rabbitUrl(),
       RABBITMQ_PREFIX: prefix,
       LOAD_DEMO_DATA: 'false',
-      [TEST_KINDS_ENV]: '1',
+      [TEST_KINDS_ENV]: 'MAKEUP_EXAM_AUTO',
     });
     cleanups.push(() => worker!.terminate(10_000));
     const { job } = await engine.enqueue({ kind: JobKind.MAKEUP_EXAM_AUTO, input: { steps: 3, stepMs: 250 }, requestedBy: 'viewer-1' });

@@ -1,6 +1,6 @@
 /**
- * A real service process for fault tests: the service's own `startApp`, plus one
- * test kind, TEST_SLEEP, whose effect is a row in `test_effects` written in the same
+ * A real service process for fault and multi-process tests: the service's own
+ * `startApp`, plus stand-ins for the kinds in JIAOWU_TEST_KINDS and one test kind, TEST_SLEEP, whose effect is a row in `test_effects` written in the same
  * transaction as the job's completion — so "ran to completion" is countable.
  * Started by `spawnService()` (spawn-service.ts); prints `READY <url>` when it serves.
  */
@@ -9,6 +9,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/engine/logger';
 import type { KindRegistration } from '../../src/engine/registry';
+import { TEST_KINDS_ENV, testKindRegistrations } from './test-kinds';
 
 export const TEST_SLEEP_KIND = 'TEST_SLEEP';
 
@@ -38,7 +39,10 @@ const testSleep: KindRegistration<TestSleepInput, { pid: number }> = {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', format: 'json' });
-  const app = await startApp(config, logger, { extraKinds: [testSleep] });
+  // Stand-ins for the kinds named in JIAOWU_TEST_KINDS (kinds the service itself does not run).
+  const standIns = new Set((process.env[TEST_KINDS_ENV] ?? '').split(',').filter(Boolean));
+  const extraKinds = [testSleep, ...testKindRegistrations().filter((r) => standIns.has(r.kind))];
+  const app = await startApp(config, logger, { extraKinds });
   process.stdout.write(`READY ${app.http.url}\n`);
   const stop = () => {
     app.stop().then(

@@ -1,10 +1,10 @@
-import type { KindRegistration, KindRegistry } from '../engine/registry';
-import { ALL_JOB_KINDS } from '../job-kinds';
+import type { KindRegistration } from '../../src/engine/registry';
+import { ALL_JOB_KINDS } from '../../src/job-kinds';
 
 /**
- * TEST SUPPORT ONLY. Stand-in processors for every job kind, for end-to-end tests of
- * the API and of several processes before (or without) the real domain processors.
- * `startApp` registers them only when the environment has `JIAOWU_TEST_KINDS=1`.
+ * Stand-in processors for the job kinds, for end-to-end tests of the API and of
+ * several processes without the real domain processors. A spawned service process
+ * (service-process.ts) registers them for the kinds listed in `JIAOWU_TEST_KINDS`.
  *
  * Input: `{ steps?: number (3), stepMs?: number (200), fail?: string }` — walks
  * through `steps` named steps ("step 1"…), reporting progress, checking cancellation
@@ -37,12 +37,6 @@ export function testKindRegistrations(): KindRegistration<TestKindInput, { steps
   }));
 }
 
-/** Registers the stand-ins for kinds that have no processor yet. */
-export function registerTestKinds(registry: KindRegistry): void {
-  for (const registration of testKindRegistrations()) {
-    if (!registry.get(registration.kind)) registry.register(registration);
-  }
-}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
