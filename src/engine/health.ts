@@ -8,7 +8,13 @@ import { OutboxState } from './types';
 /** A queued job waiting longer than this makes the service DEGRADED. */
 export const OLDEST_WAITING_DEGRADED_SECONDS = 300;
 
-export type HealthStatus = 'HEALTHY' | 'DEGRADED' | 'UNHEALTHY';
+export enum HealthStatus {
+  HEALTHY = 'HEALTHY',
+  /** Works, but something needs a look (see `problems`). */
+  DEGRADED = 'DEGRADED',
+  /** The database is unreachable or the transport is disconnected. */
+  UNHEALTHY = 'UNHEALTHY',
+}
 
 export interface MessagingHealth {
   status: HealthStatus;
@@ -49,7 +55,7 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
   }
   const unhealthy = !figures || connection === 'disconnected' || connection === 'closed';
   return {
-    status: unhealthy ? 'UNHEALTHY' : problems.length > 0 ? 'DEGRADED' : 'HEALTHY',
+    status: unhealthy ? HealthStatus.UNHEALTHY : problems.length > 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY,
     problems,
     transport: { name: transport.name, durable: transport.durable, connection },
     eventBus: { name: bus?.name ?? transport.name, connection: busConnection },

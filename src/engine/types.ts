@@ -39,6 +39,8 @@ export enum OutboxState {
 
 /** Why an event was emitted: lets a UI tell a heartbeat from a real change. */
 export enum JobEventReason {
+  /** Not a change: the job's current state, sent first to a new watcher. */
+  SNAPSHOT = 'SNAPSHOT',
   ENQUEUED = 'ENQUEUED',
   STARTED = 'STARTED',
   STEP = 'STEP',

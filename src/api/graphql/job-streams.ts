@@ -1,29 +1,15 @@
 import type { JobEngine } from '../../engine/engine';
-import { isTerminal, type JobEvent, type JobSnapshot } from '../../engine/types';
+import { eventOf, isTerminal, JobEventReason, type JobEvent, type JobSnapshot } from '../../engine/types';
 import { canSeeJob, type Viewer } from '../auth/viewer';
 import { notFoundError } from './errors';
 import { EventStream } from './event-stream';
 import type { JobEventHub } from './job-event-hub';
-import { JobEventReasonValue } from './types/enums';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isJobId = (id: string): boolean => UUID.test(id);
 
 /** The event a new subscriber gets first: the job's current state. */
-export function snapshotEvent(job: JobSnapshot): JobEvent {
-  return {
-    jobId: job.id,
-    kind: job.kind,
-    status: job.status,
-    currentStep: job.currentStep,
-    progress: job.progress,
-    message: job.message,
-    sequence: job.sequence,
-    reason: JobEventReasonValue.SNAPSHOT as unknown as JobEvent['reason'],
-    occurredAt: job.updatedAt,
-    job,
-  };
-}
+export const snapshotEvent = (job: JobSnapshot): JobEvent => eventOf(job, JobEventReason.SNAPSHOT, job.updatedAt);
 
 /**
  * One job's progress: listen first, then read the snapshot, so no event falls

@@ -1,7 +1,6 @@
 import { Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { MessagingHealth } from '../types/messaging-health';
-import type { HealthStatusValue } from '../types/enums';
 
 @Resolver()
 export class HealthResolver {
@@ -11,7 +10,7 @@ export class HealthResolver {
     const health = await context.engine.health();
     return {
       ...health,
-      status: health.status as HealthStatusValue,
+      status: health.status,
       backlog: {
         byState: Object.entries(health.backlog.byState).map(([state, count]) => ({ state, count })),
         byKind: health.backlog.byKind,

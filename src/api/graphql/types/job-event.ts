@@ -1,6 +1,6 @@
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { Job } from './job';
-import { JobEventReasonValue, JobKind, JobStatus } from './enums';
+import { JobEventReason, JobKind, JobStatus } from './enums';
 
 @ObjectType('JobEvent', { description: "One change of a job: the job's whole visible state and why it was sent." })
 export class JobEventType {
@@ -25,8 +25,8 @@ export class JobEventType {
   @Field(() => Int)
   sequence!: number;
 
-  @Field(() => JobEventReasonValue)
-  reason!: JobEventReasonValue;
+  @Field(() => JobEventReason)
+  reason!: JobEventReason;
 
   @Field(() => Date)
   occurredAt!: Date;

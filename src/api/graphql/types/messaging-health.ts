@@ -1,5 +1,5 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
-import { HealthStatusValue } from './enums';
+import { HealthStatus } from './enums';
 
 @ObjectType()
 export class TransportHealth {
@@ -51,8 +51,8 @@ export class MessagingBacklog {
 
 @ObjectType({ description: 'The same figures as GET /health/messaging.' })
 export class MessagingHealth {
-  @Field(() => HealthStatusValue)
-  status!: HealthStatusValue;
+  @Field(() => HealthStatus)
+  status!: HealthStatus;
 
   @Field(() => [String])
   problems!: string[];
