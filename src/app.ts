@@ -77,8 +77,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     metrics,
     settings: {
       ...config.engine,
-      publisherPollMs: config.engine.publisherPollMs,
-      publisherBatchSize: config.engine.publisherBatchSize,
       consumers: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].consumers])),
     },
     roles: { publisher: true, worker: isWorker, maintenance: isWorker },

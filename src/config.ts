@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { EngineSettings } from './engine/engine';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
 
 /**
@@ -43,17 +44,8 @@ export interface Config {
   logLevel: string;
   logFormat: LogFormat;
   loadDemoData: boolean;
-  engine: {
-    leaseSeconds: number;
-    attemptLimit: number;
-    retryBaseMs: number;
-    retryMaxMs: number;
-    publisherPollMs: number;
-    publisherBatchSize: number;
-    maintenanceIntervalSeconds: number;
-    republishAfterSeconds: number;
-    retentionDays: number;
-    cleanupBatchSize: number;
+  /** The engine's settings (consumers come from `kinds`), and the process's own. */
+  engine: Omit<EngineSettings, 'consumers'> & {
     shutdownGraceSeconds: number;
     dbPoolSize: number;
     kinds: Record<JobKind, KindSettings>;
