@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importCurriculumTimetabling } from '../../src/academic/ctt-import';
+import { importCurriculumTimetabling } from '../../src/scheduling/ctt-import';
 import type { JobEngine } from '../../src/engine/engine';
 import { JobStatus } from '../../src/engine/types';
 import { startAutomaticSchedule, type AutomaticScheduleResult } from '../../src/scheduling/automatic-schedule';

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import * as academic from '../../academic/academic-service';
-import { importCurriculumTimetabling } from '../../academic/ctt-import';
+import { importCurriculumTimetabling } from '../../scheduling/ctt-import';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../academic/entities';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';

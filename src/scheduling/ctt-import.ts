@@ -4,11 +4,11 @@
  * original file with any third-party validator.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
+import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_PERIODS_PER_DAY, requireCode } from '../academic/validation';
 import { badInput, conflict, isUniqueViolation } from '../engine/errors';
-import { CttFormatError, parseCtt } from '../scheduling/ctt/ctt-format';
-import type { CttModel } from '../scheduling/ctt/model';
-import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from './entities';
-import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_PERIODS_PER_DAY, requireCode } from './validation';
+import { CttFormatError, parseCtt } from './ctt/ctt-format';
+import type { CttModel } from './ctt/model';
 
 /** Generous for the largest ITC instance (~30 KB); refuses pasted binaries. */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCourses, listCurricula, listRooms, listTeachers, listTerms, listUnavailability } from '../../src/academic/academic-service';
-import { importCurriculumTimetabling } from '../../src/academic/ctt-import';
+import { importCurriculumTimetabling } from '../../src/scheduling/ctt-import';
 import { AcademicTerm } from '../../src/academic/entities';
 import { EngineError } from '../../src/engine/errors';
 import { createTestDb } from '../support/engine-harness';
