@@ -66,7 +66,7 @@ describe.runIf(requireChromium('test/api/browser.test.ts'))('GraphiQL in headles
     await page.goto(`${server.url}/graphiql?query=${encodeURIComponent(query)}`, { waitUntil: 'load', timeout: 20_000 });
     await page.locator('.graphiql-execute-button').waitFor({ state: 'visible', timeout: 20_000 });
     await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: 15_000 }).toContain('messagingHealth');
-    await page.locator('.graphiql-execute-button').click();
+    await runOperation(page, 'Health');
     await expect.poll(() => responseText(page), { timeout: 15_000 }).toMatch(/"status":\s*"[A-Z_]+"/);
     const health = JSON.parse(await responseText(page));
     expect(health).toEqual({ data: { messagingHealth: { status: expect.any(String), transport: { name: 'in-memory' } } } });
@@ -76,7 +76,7 @@ describe.runIf(requireChromium('test/api/browser.test.ts'))('GraphiQL in headles
     const subscription = `subscription Watch {\n  jobProgress(jobId: "${job.id}") {\n    sequence\n    reason\n    status\n    currentStep\n    progress\n    message\n  }\n}\n`;
     await replaceQuery(page, subscription);
     await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: 10_000 }).toContain(job.id);
-    await page.locator('.graphiql-execute-button').click();
+    await runOperation(page, 'Watch');
 
     // GraphiQL shows the latest payload of a subscription: sample the pane as events arrive.
     const seen: { sequence: number; status: string; reason: string; currentStep: string | null }[] = [];
@@ -138,6 +138,16 @@ async function editorText(page: Page, container: string): Promise<string> {
 }
 
 const responseText = (page: Page) => editorText(page, '.graphiql-response');
+
+/**
+ * Clicks "execute" once GraphiQL has parsed the editor's operation (the active tab takes
+ * its name; it parses after a short debounce, and an early click sends the old name).
+ */
+async function runOperation(page: Page, operationName: string): Promise<void> {
+  await expect.poll(() => page.locator('.graphiql-tab-active .graphiql-tab-button').first().innerText(), { timeout: 10_000 }).toBe(operationName);
+  await page.waitForTimeout(300);
+  await page.locator('.graphiql-execute-button').click();
+}
 
 /** Select everything in the query editor and paste the new text over it (as a user would). */
 async function replaceQuery(page: Page, text: string): Promise<void> {
