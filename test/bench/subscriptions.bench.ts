@@ -464,6 +464,10 @@ function printReport(r: {
     '',
     `Targets (issue 3) at --clients ${TARGETS.clients} --rate ${TARGETS.rate}, one API process: 0 lost or duplicated, p99 ≤ ${TARGETS.p99Ms} ms, heap ≤ ${TARGETS.heapKiB} KiB per connection.`,
   ];
+  const g = r.apiStats.gcs;
+  lines.push(
+    `API garbage collection while emitting: ${g.minor} minor (${g.minorMs.toFixed(0)} ms in all), ${g.major} major (${g.majorMs.toFixed(0)} ms in all, longest ${g.longestMajorMs.toFixed(0)} ms)`,
+  );
   if (r.apiStats.stalls.length) {
     lines.push(`API stalls while emitting (timer ≥ 50 ms late: wall ms / CPU ms the API used meanwhile): ${r.apiStats.stalls.map((x) => `${x.gapMs}/${x.cpuMs}`).join(', ')}`);
   } else lines.push('API stalls while emitting: none ≥ 50 ms');

@@ -5,7 +5,7 @@
  * Start with `node --expose-gc` and `stdio: [..., 'ipc']`.
  */
 import 'reflect-metadata';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startApp, type App } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/engine/logger';
@@ -31,12 +31,30 @@ async function main(): Promise<void> {
   // meanwhile — about the stall's length when this process was busy (work, GC),
   // about nothing when it was waiting for a core (other load on the machine).
   let stalls: { atMs: number; gapMs: number; cpuMs: number }[] = [];
+  // Garbage collections by kind: count and main-thread pause (ms), the longest major one.
+  let gcs = { minor: 0, minorMs: 0, major: 0, majorMs: 0, longestMajorMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        gcs.major++;
+        gcs.majorMs += entry.duration;
+        gcs.longestMajorMs = Math.max(gcs.longestMajorMs, entry.duration);
+      } else {
+        gcs.minor++;
+        gcs.minorMs += entry.duration;
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
   let lastTick = performance.now();
   let lastCpu = process.cpuUsage();
   setInterval(() => {
     const now = performance.now();
     const cpu = process.cpuUsage();
     const gap = now - lastTick;
+    if (gap >= 50 && process.env.BENCH_API_MARKS === '1') {
+      process.stderr.write(`bench-stall at ${now.toFixed(0)} ms: ${gap.toFixed(0)} ms late, ${((cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000).toFixed(0)} ms CPU\n`);
+    }
     if (gap >= 50 && stalls.length < 200) {
       stalls.push({ atMs: Math.round(now), gapMs: Math.round(gap), cpuMs: Math.round((cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000) });
     }
@@ -80,9 +98,11 @@ async function main(): Promise<void> {
           cpuUserMs: cpu.user / 1000,
           cpuSystemMs: cpu.system / 1000,
           stalls,
+          gcs,
         });
         loop.reset();
         stalls = [];
+        gcs = { minor: 0, minorMs: 0, major: 0, majorMs: 0, longestMajorMs: 0 };
         break;
       }
       case 'stop':
