@@ -5,6 +5,8 @@
  * Start with `node --expose-gc` and `stdio: [..., 'ipc']`.
  */
 import 'reflect-metadata';
+import fs from 'node:fs';
+import inspector from 'node:inspector';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startApp, type App } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
@@ -78,7 +80,23 @@ async function main(): Promise<void> {
     if (process.connected) process.send!({ type: 'stopped' } satisfies FromApi, () => exit());
     else exit();
   };
+  // BENCH_API_HEAP_SAMPLES=<file>: a sampling heap profile of what is allocated while
+  // events flow and outlives a scavenge (objects a major GC collects included).
+  const samplesFile = process.env.BENCH_API_HEAP_SAMPLES;
+  const session = samplesFile ? new inspector.Session() : null;
+  session?.connect();
+  let sampling = false;
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session!.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
   process.on('message', (message: ToApi) => {
+    if (session && message.type === 'stats') {
+      if (!sampling) {
+        sampling = true;
+        void post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true });
+      } else {
+        void post('HeapProfiler.stopSampling').then((result) => fs.writeFileSync(samplesFile!, JSON.stringify((result as { profile: unknown }).profile)));
+      }
+    }
     switch (message.type) {
       case 'heap': {
         collectGarbage();
