@@ -94,7 +94,12 @@ export async function openDatabase(options: { url: string; poolSize: number; log
   const orm = await MikroORM.init(ormConfig(options.url));
   if (options.migrate !== false) await migrateUnderLock(orm, options.url, options.logger);
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
-  const relaxedPool = new pg.Pool({ connectionString: options.url, max: options.poolSize, options: '-c synchronous_commit=off' });
+  // Claims, heartbeats and publish marks are short: half the connections serve them.
+  const relaxedPool = new pg.Pool({
+    connectionString: options.url,
+    max: Math.max(2, Math.ceil(options.poolSize / 2)),
+    options: '-c synchronous_commit=off',
+  });
   // An idle client that loses its server (database restart) emits here; the pool
   // replaces it on next use, so this must not crash the process.
   for (const p of [pool, relaxedPool]) p.on('error', (error) => options.logger.warn({ err: error }, 'idle database connection lost'));

@@ -123,7 +123,13 @@ function counterRegistrations(onDone: () => void, onStart?: (jobId: string) => v
   }));
 }
 
-async function measureDrain(db: Database, transportName: TransportName, kinds: string[]): Promise<number> {
+interface Drain {
+  rate: number;
+  /** Attempts beyond one per job: retries after a transient error (e.g. the database refused a connection). */
+  retried: number;
+}
+
+async function measureDrain(db: Database, transportName: TransportName, kinds: string[]): Promise<Drain> {
   await resetJobs(db);
   // Queue the jobs first (with no service running), as after an outage or a burst.
   const sql = poolSql(db.pool);
@@ -169,8 +175,8 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
   const seconds = (performance.now() - started) / 1000;
   await stopEngine(engine, m);
   const { rows } = await db.pool.query("SELECT count(*)::int AS n, sum(attempts)::int AS attempts FROM jobs WHERE status = 'SUCCEEDED'");
-  if (rows[0].n !== JOBS || rows[0].attempts !== JOBS) throw new Error(`drain check failed: ${JSON.stringify(rows[0])}`);
-  return JOBS / seconds;
+  if (rows[0].n !== JOBS) throw new Error(`drain check failed: ${JSON.stringify(rows[0])}`);
+  return { rate: JOBS / seconds, retried: rows[0].attempts - JOBS };
 }
 
 async function stopEngine(engine: JobEngine, m: Messaging): Promise<void> {
@@ -260,9 +266,10 @@ async function main(): Promise<void> {
       const drainAll = await measureDrain(db, transport, KINDS);
       const enqueue = await measureEnqueue(db, transport);
       const latency = await measureLatency(db, transport);
+      const retried = (d: Drain) => (d.retried > 0 ? ` (${d.retried} retried)` : '');
       rows.push(
-        [transport, 'drain, 1 kind × 16 consumers', `${drainOne.toFixed(0)} jobs/s`, `${(drainOne / floor).toFixed(2)}× floor`],
-        [transport, 'drain, 3 kinds × 16 consumers', `${drainAll.toFixed(0)} jobs/s`, `${(drainAll / floor).toFixed(2)}× floor`],
+        [transport, 'drain, 1 kind × 16 consumers', `${drainOne.rate.toFixed(0)} jobs/s${retried(drainOne)}`, `${(drainOne.rate / floor).toFixed(2)}× floor`],
+        [transport, 'drain, 3 kinds × 16 consumers', `${drainAll.rate.toFixed(0)} jobs/s${retried(drainAll)}`, `${(drainAll.rate / floor).toFixed(2)}× floor`],
         [transport, 'enqueue, 16 clients', `${enqueue.toFixed(0)} jobs/s`, `${(enqueue / floor).toFixed(2)}× floor`],
         [
           transport,
