@@ -16,7 +16,7 @@ import { compileModel, CttModelError } from './ctt/model';
 import type { SolveProgress, SolveResult } from './ctt/solver';
 import { solveInWorker, type SolveInWorkerHooks, type WorkerSolveOptions } from './ctt/solver-worker';
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
-import { evaluateLectures, findSchedulePlan } from './plan-service';
+import { evaluateLectures, findSchedulePlan, type PenaltyBreakdown } from './plan-service';
 import { buildCttModel, codesOf, loadTermData } from './term-data';
 
 export const MIN_TIME_LIMIT_SECONDS = 1;
@@ -42,16 +42,7 @@ export interface AutomaticScheduleResult {
   planId: string;
   hardViolations: number;
   penalty: number;
-  breakdown: {
-    lectures: number;
-    conflicts: number;
-    availability: number;
-    roomOccupancy: number;
-    roomCapacity: number;
-    minWorkingDays: number;
-    curriculumCompactness: number;
-    roomStability: number;
-  };
+  breakdown: PenaltyBreakdown;
   timeUsedMs: number;
   seed: number;
   iterations: number;

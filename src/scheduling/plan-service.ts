@@ -29,20 +29,23 @@ export interface PlaceLectureInput {
   locked?: boolean;
 }
 
+/** Hard violations and weighted soft penalty per ITC-2007 constraint, as the evaluator counts them. */
+export interface PenaltyBreakdown {
+  lectures: number;
+  conflicts: number;
+  availability: number;
+  roomOccupancy: number;
+  roomCapacity: number;
+  minWorkingDays: number;
+  curriculumCompactness: number;
+  roomStability: number;
+}
+
 export interface PlanEvaluation {
   hardViolations: number;
   penalty: number;
   feasible: boolean;
-  breakdown: {
-    lectures: number;
-    conflicts: number;
-    availability: number;
-    roomOccupancy: number;
-    roomCapacity: number;
-    minWorkingDays: number;
-    curriculumCompactness: number;
-    roomStability: number;
-  };
+  breakdown: PenaltyBreakdown;
   /** The hard violations in words ("Tuesday period 3: teacher T12 teaches both C01 and C07"). */
   conflicts: string[];
 }
