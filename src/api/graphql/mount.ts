@@ -9,6 +9,7 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import type { Config } from '../../config';
 import type { JobEngine } from '../../engine/engine';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
@@ -22,15 +23,8 @@ import { complexityError, depthLimitRule } from './limits';
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHIQL_PATH = '/graphiql';
 
-export interface GraphQLSettings {
-  production: boolean;
-  introspection: boolean;
-  graphiql: boolean;
-  maxDepth: number;
-  maxComplexity: number;
-  maxBodyBytes: number;
-  maxWsPayloadBytes: number;
-}
+/** The GraphQL settings of the configuration, and whether this is a production server. */
+export type GraphQLSettings = Config['graphql'] & { production: boolean };
 
 export interface GraphQLMountOptions {
   engine: JobEngine;
