@@ -8,9 +8,24 @@ import type { Pool, PoolClient } from 'pg';
  */
 export type Sql = <Row = Record<string, unknown>>(text: string, params?: readonly unknown[]) => Promise<Row[]>;
 
+/**
+ * Each distinct statement text gets a name, so pg prepares it once per connection and
+ * PostgreSQL can reuse its plan: for the engine's short CTEs, planning costs more than
+ * executing. (Needs session-level pooling if a pooler sits in front, as LISTEN does.)
+ */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `jiaowu_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 export function poolSql(pool: Pool | PoolClient): Sql {
   return async <Row>(text: string, params: readonly unknown[] = []) => {
-    const result = await pool.query(text, params as unknown[]);
+    const result = await pool.query({ name: statementName(text), text, values: params as unknown[] });
     return result.rows as Row[];
   };
 }

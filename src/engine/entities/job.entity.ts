@@ -16,10 +16,12 @@ import { JobStatus } from '../types';
   name: 'jobs_exclusive_key_active_unique',
   expression: 'create unique index "jobs_exclusive_key_active_unique" on "jobs" ("exclusive_key") where "exclusive_key" is not null',
 })
-// startup recovery and the oldest-waiting-job figure: active jobs only
+// startup recovery and the oldest-waiting-job figure: active jobs only. Keyed on
+// completed_at rather than status so that QUEUED → RUNNING and every progress write
+// stay HOT updates (no index changes).
 @Index({
   name: 'jobs_active_index',
-  expression: `create index "jobs_active_index" on "jobs" ("created_at") where "status" in ('QUEUED', 'RUNNING')`,
+  expression: `create index "jobs_active_index" on "jobs" ("created_at") where "completed_at" is null`,
 })
 @Index({ name: 'jobs_created_at_index', properties: ['createdAt', 'id'] })
 @Index({ name: 'jobs_kind_created_at_index', properties: ['kind', 'createdAt'] })

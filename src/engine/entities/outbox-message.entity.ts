@@ -13,15 +13,17 @@ import { OutboxState } from '../types';
   name: 'job_outbox_pending_index',
   expression: `create index "job_outbox_pending_index" on "job_outbox" ("available_at", "created_at") where "state" = 'PENDING'`,
 })
-// lease rescuer: PROCESSING rows whose lease has expired
+// lease rescuer: PROCESSING rows (as many as jobs running; their leases are compared
+// in the rows). Not keyed on lease_expires_at, so a heartbeat is a HOT update.
 @Index({
-  name: 'job_outbox_processing_lease_index',
-  expression: `create index "job_outbox_processing_lease_index" on "job_outbox" ("lease_expires_at") where "state" = 'PROCESSING'`,
+  name: 'job_outbox_processing_index',
+  expression: `create index "job_outbox_processing_index" on "job_outbox" ("created_at") where "state" = 'PROCESSING'`,
 })
-// outbox republisher: rows stranded in PUBLISHING/PUBLISHED
+// outbox republisher: rows stranded in PUBLISHING/PUBLISHED, by when they were due.
+// Not keyed on updated_at, which every write changes.
 @Index({
   name: 'job_outbox_in_flight_index',
-  expression: `create index "job_outbox_in_flight_index" on "job_outbox" ("updated_at") where "state" in ('PUBLISHING', 'PUBLISHED')`,
+  expression: `create index "job_outbox_in_flight_index" on "job_outbox" ("available_at") where "state" in ('PUBLISHING', 'PUBLISHED')`,
 })
 // retention cleaner: completed rows by completion time (the seed's composite index,
 // as a partial one so that live rows never touch it)
@@ -29,8 +31,11 @@ import { OutboxState } from '../types';
   name: 'job_outbox_completed_index',
   expression: `create index "job_outbox_completed_index" on "job_outbox" ("completed_at") where "state" = 'COMPLETED'`,
 })
-// cancel and startup recovery: a job's outbox rows
-@Index({ name: 'job_outbox_job_id_index', properties: ['jobId'] })
+// cancel and startup recovery: a job's live outbox row (completed rows need no entry)
+@Index({
+  name: 'job_outbox_live_job_id_index',
+  expression: `create index "job_outbox_live_job_id_index" on "job_outbox" ("job_id") where "state" <> 'COMPLETED'`,
+})
 // (The health figures count live rows through the three partial indexes above; no
 // index on state alone, so a transition updates as few indexes as possible.)
 export class OutboxMessageEntity {

@@ -27,7 +27,7 @@ export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
             SELECT state, kind, count(*)::int FROM job_outbox WHERE state = 'PROCESSING' GROUP BY state, kind
           ) b) AS backlog,
        (SELECT count(*)::int FROM job_outbox WHERE state = 'PROCESSING' AND lease_expires_at < now()) AS expired,
-       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE status = 'QUEUED') AS oldest_job,
+       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE completed_at IS NULL AND status = 'QUEUED') AS oldest_job,
        (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM job_outbox WHERE state = 'PENDING') AS oldest_pending`,
   );
   const row = rows[0]!;

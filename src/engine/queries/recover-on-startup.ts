@@ -18,7 +18,7 @@ export async function recoverOnStartup(sql: Sql, args: { durableTransport: boole
   const requeued = await sql(
     `INSERT INTO job_outbox (id, job_id, kind, state)
      SELECT gen_random_uuid(), j.id, j.kind, 'PENDING' FROM jobs j
-     WHERE j.status IN ('QUEUED', 'RUNNING')
+     WHERE j.completed_at IS NULL AND j.status IN ('QUEUED', 'RUNNING')
        AND NOT EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.state <> 'COMPLETED')
      RETURNING id`,
   );

@@ -20,7 +20,7 @@ export async function republishStranded(
          AND updated_at < now() - make_interval(secs => $1)
          AND available_at < now() - make_interval(secs => $1)
          AND (state = 'PUBLISHING' OR NOT (kind = ANY($3::text[])))
-       ORDER BY updated_at LIMIT $2
+       ORDER BY available_at LIMIT $2
        FOR UPDATE SKIP LOCKED
      ) stranded
      WHERE o.id = stranded.id
