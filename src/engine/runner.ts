@@ -7,8 +7,9 @@ import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
-import { claimMessage, getOutboxState } from './queries/claim-message';
-import { completeJob } from './queries/complete-job';
+import { Batcher } from './db/batcher';
+import { claimMessages, getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
+import { completeJob, completeJobs, type CompleteArgs } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
@@ -62,6 +63,9 @@ export class Runner {
   private readonly consumers: ConsumerHandle[] = [];
   private readonly running = new Map<string, RunningJob>();
   private unsubscribe: (() => void) | null = null;
+  /** Claims and completions that meet in time share one statement (see Batcher). */
+  private readonly claims: Batcher<ClaimArgs, ClaimRow>;
+  private readonly completions: Batcher<CompleteArgs, JobRow>;
   private shuttingDown = false;
 
   constructor(
@@ -79,6 +83,16 @@ export class Runner {
   ) {
     this.sql = poolSql(deps.pool);
     this.relaxedSql = poolSql(deps.relaxedPool);
+    this.claims = new Batcher(async (requests) => {
+      const rows = await claimMessages(this.relaxedSql, requests);
+      const byOutbox = new Map(rows.map((row) => [row.claimed_outbox_id, row]));
+      return requests.map((r) => byOutbox.get(r.outboxId));
+    });
+    this.completions = new Batcher<CompleteArgs, JobRow>(async (requests) => {
+      const rows = await completeJobs(this.sql, requests);
+      const byOutbox = new Map(rows.map((row) => [row.completed_outbox_id, row]));
+      return requests.map((r) => byOutbox.get(r.outboxId));
+    });
   }
 
   async start(): Promise<void> {
@@ -127,7 +141,7 @@ export class Runner {
     const leaseSeconds = registration.defaults.leaseSeconds ?? this.deps.settings.leaseSeconds;
     const attemptLimit = registration.defaults.attemptLimit ?? this.deps.settings.attemptLimit;
     const token = randomUUID();
-    const claim = await claimMessage(this.relaxedSql, { outboxId: message.outboxId, token, leaseSeconds, attemptLimit });
+    const claim = await this.claims.submit({ outboxId: message.outboxId, token, leaseSeconds, attemptLimit });
 
     if (!claim) return this.claimLost(message, leaseSeconds);
 
@@ -251,7 +265,7 @@ export class Runner {
         return ACK;
       }
       if (!completedRow) {
-        completedRow = await completeJob(this.sql, { outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
+        completedRow = await this.completions.submit({ outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
       }
       if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
       else outcome = 'lease-lost';

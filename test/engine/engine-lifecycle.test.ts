@@ -191,6 +191,34 @@ describe('job lifecycle on the in-memory transport', () => {
   });
 });
 
+describe('completeWithin', () => {
+  it("commits the processor's writes and the job's result together, whatever characters the result holds", async () => {
+    const tricky = { quote: 'say "hi"', backslash: 'C:\\temp\\x', comma: 'a,b', braces: '{x}', unicode: '教务', nothing: null };
+    engine = buildEngine({
+      db: ctx.db,
+      registrations: [
+        {
+          kind: 'WITHIN',
+          defaults: { consumers: 1 },
+          processor: async ({ completeWithin }) =>
+            completeWithin(async (em) => {
+              await em.getConnection().execute('CREATE TABLE IF NOT EXISTS within_effects (n int)', [], 'run', em.getTransactionContext());
+              await em.getConnection().execute('INSERT INTO within_effects VALUES (1)', [], 'run', em.getTransactionContext());
+              return tricky;
+            }),
+        },
+      ],
+    });
+    await engine.start();
+    const { job } = await engine.enqueue({ kind: 'WITHIN', input: {} });
+    const done = await waitForJob(engine, job.id);
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    expect(done.result).toEqual(tricky);
+    const { rows } = await ctx.db.pool.query('SELECT count(*)::int AS n FROM within_effects');
+    expect(rows[0].n).toBe(1);
+  });
+});
+
 describe('cancel and retry', () => {
   it('cancels a queued job at once and a running job through its signal', async () => {
     const seenAbort: boolean[] = [];

@@ -113,7 +113,10 @@ describe.runIf(requireRabbit())('RabbitMqEventBus (shared broker)', () => {
       await channel.consume(queue, (m) => m && got.push({ routingKey: m.fields.routingKey, deliveryMode: m.properties.deliveryMode }), {
         noAck: true,
       });
+      // One event per turn of the event loop travels alone, under its own routing key
+      // (events of one turn travel together: see the batching test).
       b.publish(eventOf(snapshot(), JobEventReason.PROGRESS)); // another job: must not match
+      await sleep(50);
       b.publish(eventOf(job, JobEventReason.SUCCEEDED));
       await waitUntil('the bound event', () => got.length === 1);
       await sleep(200);
@@ -209,4 +212,37 @@ describe.runIf(requireRabbit())('RabbitMqEventBus across a connection cut (TCP p
     steady.publish(fromSteady);
     await waitUntil('the re-bound queue to deliver', () => atCut.some((e) => e.jobId === fromSteady.jobId));
   }, 60_000);
+});
+
+describe.runIf(requireRabbit())('RabbitMqEventBus batching', () => {
+  it('events published in one turn of the event loop travel as one broker message and arrive in order', async () => {
+    const url = rabbitUrl();
+    const prefix = uniquePrefix('rmq_batch');
+    const sender = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    const receiver = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    await sender.start();
+    await receiver.start();
+    const model = await connect(url);
+    try {
+      const channel = await model.createChannel();
+      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+      await channel.bindQueue(queue, `${prefix}.job-events`, '#');
+      const keys: string[] = [];
+      await channel.consume(queue, (m) => m && keys.push(m.fields.routingKey), { noAck: true });
+      const got: JobEvent[] = [];
+      receiver.subscribe((event) => got.push(event));
+      const job = snapshot();
+      for (let sequence = 1; sequence <= 5; sequence++) sender.publish(eventOf({ ...job, sequence }, JobEventReason.PROGRESS));
+      await waitUntil('the five events', () => got.length === 5);
+      await sleep(200);
+      expect(got.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect(got[0]!.job.createdAt).toBeInstanceOf(Date);
+      expect(keys).toEqual(['BATCH.events']);
+    } finally {
+      await model.close();
+      await sender.close();
+      await receiver.close();
+      await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
+    }
+  });
 });

@@ -39,12 +39,24 @@ export function emSql(em: EntityManager): Sql {
   return async <Row>(text: string, params: readonly unknown[] = []) => {
     const ordered: unknown[] = [];
     const knexText = text.replace(/\$(\d+)/g, (_match, index: string) => {
-      ordered.push(params[Number(index) - 1]);
+      const value = params[Number(index) - 1];
+      // knex would spread an array into a list of bindings; PostgreSQL wants one array value.
+      ordered.push(Array.isArray(value) ? arrayLiteral(value) : value);
       return '?';
     });
     const rows = await em.getConnection().execute(knexText, ordered, 'all', em.getTransactionContext());
     return rows as Row[];
   };
+}
+
+/** A PostgreSQL array literal (`{"a",NULL,"b"}`) for a flat array of strings, numbers or nulls. */
+export function arrayLiteral(values: readonly unknown[]): string {
+  const items = values.map((v) => {
+    if (v === null || v === undefined) return 'NULL';
+    if (typeof v === 'number') return String(v);
+    return `"${String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  });
+  return `{${items.join(',')}}`;
 }
 
 /** Runs `work` in one transaction on a pooled client. */

@@ -1,7 +1,14 @@
 import type { Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
 
-export type ClaimRow = { processing_attempts: number; job_status: string | null } & Partial<JobRow>;
+export type ClaimRow = { claimed_outbox_id: string; processing_attempts: number; job_status: string | null } & Partial<JobRow>;
+
+export interface ClaimArgs {
+  outboxId: string;
+  token: string;
+  leaseSeconds: number;
+  attemptLimit: number;
+}
 
 /**
  * The claim: one conditional UPDATE gives the row a fresh token and lease and counts
@@ -10,21 +17,25 @@ export type ClaimRow = { processing_attempts: number; job_status: string | null 
  * In the same statement the job turns RUNNING, unless it is over the attempt
  * limit, already terminal or asked to cancel (then `id` is null and the caller
  * decides from `processing_attempts` and `job_status`).
+ *
+ * Claims many messages at once (one row per claim won, keyed by `claimed_outbox_id`):
+ * the runner batches the claims that arrive while one is in flight.
  */
-export async function claimMessage(
-  sql: Sql,
-  args: { outboxId: string; token: string; leaseSeconds: number; attemptLimit: number },
-): Promise<ClaimRow | undefined> {
-  const rows = await sql<ClaimRow>(
-    `WITH claimed AS (
-       UPDATE job_outbox
-       SET state = 'PROCESSING', processing_token = $2,
-           lease_expires_at = now() + make_interval(secs => $3),
-           processing_attempts = processing_attempts + 1, last_error = NULL, updated_at = now()
-       WHERE id = $1
-         AND (state IN ('PENDING', 'PUBLISHING', 'PUBLISHED')
-              OR (state = 'PROCESSING' AND lease_expires_at < now()))
-       RETURNING job_id, processing_attempts
+export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Promise<ClaimRow[]> {
+  if (claims.length === 0) return [];
+  return sql<ClaimRow>(
+    `WITH req AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[]) AS r(outbox_id, token, lease_seconds, attempt_limit)
+     ), claimed AS (
+       UPDATE job_outbox o
+       SET state = 'PROCESSING', processing_token = req.token,
+           lease_expires_at = now() + make_interval(secs => req.lease_seconds),
+           processing_attempts = o.processing_attempts + 1, last_error = NULL, updated_at = now()
+       FROM req
+       WHERE o.id = req.outbox_id
+         AND (o.state IN ('PENDING', 'PUBLISHING', 'PUBLISHED')
+              OR (o.state = 'PROCESSING' AND o.lease_expires_at < now()))
+       RETURNING o.id AS outbox_id, o.job_id, o.processing_attempts, req.attempt_limit
      ), started AS (
        UPDATE jobs j
        SET status = 'RUNNING', attempts = c.processing_attempts,
@@ -32,17 +43,26 @@ export async function claimMessage(
            message = CASE WHEN c.processing_attempts > 1 THEN 'Attempt ' || c.processing_attempts || ' started' ELSE 'Started' END
        FROM claimed c
        WHERE j.id = c.job_id AND j.status IN ('QUEUED', 'RUNNING')
-         AND j.cancel_requested_at IS NULL AND c.processing_attempts <= $4
+         AND j.cancel_requested_at IS NULL AND c.processing_attempts <= c.attempt_limit
        RETURNING ${jobColumnsOf('j')}
      )
-     SELECT c.processing_attempts,
+     SELECT c.outbox_id AS claimed_outbox_id, c.processing_attempts,
        -- only looked up when the job did not start (CASE evaluates the sub-query lazily)
        CASE WHEN s.id IS NULL THEN (SELECT status FROM jobs WHERE id = c.job_id) ELSE s.status END AS job_status,
        s.*
-     FROM claimed c LEFT JOIN started s ON true`,
-    [args.outboxId, args.token, args.leaseSeconds, args.attemptLimit],
+     FROM claimed c LEFT JOIN started s ON s.id = c.job_id`,
+    [
+      claims.map((c) => c.outboxId),
+      claims.map((c) => c.token),
+      claims.map((c) => c.leaseSeconds),
+      claims.map((c) => c.attemptLimit),
+    ],
   );
-  return rows[0];
+}
+
+/** One claim; no row back means the claim was lost. */
+export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow | undefined> {
+  return (await claimMessages(sql, [args]))[0];
 }
 
 /** What a losing claimer needs to decide: is the message done, or held by a live lease? */

@@ -1,27 +1,52 @@
 import type { Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
 
+export interface CompleteArgs {
+  outboxId: string;
+  token: string;
+  result: unknown;
+  message: string | null;
+  currentStep?: string | null;
+}
+
 /**
  * Success: the outbox row COMPLETED and the job SUCCEEDED with its result, fenced by
  * the token — a runner whose lease was stolen gets no row back and changes nothing.
  * The exclusive key is cleared so the next job for the same plan or term may start.
+ *
+ * Completes many at once (one row per completion that held its lease, with
+ * `completed_outbox_id`): the runner batches the completions that arrive while one is
+ * in flight, so N jobs cost one commit.
  */
-export async function completeJob(
-  sql: Sql,
-  args: { outboxId: string; token: string; result: unknown; message: string | null; currentStep?: string | null },
-): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(
-    `WITH done AS (
-       UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[]): Promise<Array<JobRow & { completed_outbox_id: string }>> {
+  if (completions.length === 0) return [];
+  return sql<JobRow & { completed_outbox_id: string }>(
+    `WITH req AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[]) AS r(outbox_id, token, result, message, current_step)
+     ), done AS (
+       UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
          completed_at = now(), updated_at = now()
-       WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
-       RETURNING job_id
+       FROM req
+       WHERE o.id = req.outbox_id AND o.state = 'PROCESSING' AND o.processing_token = req.token
+       RETURNING o.id AS outbox_id, o.job_id
      )
-     UPDATE jobs j SET status = 'SUCCEEDED', progress = 1, result = $3::jsonb, message = coalesce($4, 'Completed'), current_step = coalesce($5, j.current_step),
+     UPDATE jobs j SET status = 'SUCCEEDED', progress = 1, result = req.result, message = coalesce(req.message, 'Completed'),
+       current_step = coalesce(req.current_step, j.current_step),
        error_message = NULL, completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
-     FROM done WHERE j.id = done.job_id AND j.status = 'RUNNING'
-     RETURNING ${jobColumnsOf('j')}`,
-    [args.outboxId, args.token, JSON.stringify(args.result ?? null), args.message, args.currentStep ?? null],
+     FROM done JOIN req ON req.outbox_id = done.outbox_id
+     WHERE j.id = done.job_id AND j.status = 'RUNNING'
+     RETURNING ${jobColumnsOf('j')}, done.outbox_id AS completed_outbox_id`,
+    [
+      completions.map((c) => c.outboxId),
+      completions.map((c) => c.token),
+      completions.map((c) => JSON.stringify(c.result ?? null)),
+      completions.map((c) => c.message),
+      completions.map((c) => c.currentStep ?? null),
+    ],
   );
-  return rows[0];
+}
+
+/** One completion; no row back means the lease was lost. */
+export async function completeJob(sql: Sql, args: CompleteArgs): Promise<JobRow | undefined> {
+  return (await completeJobs(sql, [args]))[0];
 }
