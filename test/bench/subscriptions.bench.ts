@@ -50,8 +50,11 @@ const WARMUP_SECONDS = Number(arg('warmup', '2'));
 const CONNECT_CONCURRENCY = Number(arg('connect-concurrency', '200'));
 const EXTRA_JOBS = 5;
 const PROFILE = flag('profile');
-/** More node flags for the API process, e.g. `--api-node-args "--trace-gc"`. */
-const API_NODE_ARGS = arg('api-node-args', '').split(/\s+/).filter(Boolean);
+/**
+ * Node flags for the API process. By default the ones `npm start` and the Docker image
+ * use; `--api-node-args " "` runs it without them; `"--trace-gc …"` replaces them.
+ */
+const API_NODE_ARGS = arg('api-node-args', '--no-allocation-site-pretenuring').split(/\s+/).filter(Boolean);
 /** A file for the API process's whole output (stdout and stderr). */
 const API_LOG = arg('api-log', '');
 const KIND = JobKind.AUTOMATIC_SCHEDULE;
