@@ -3,8 +3,8 @@ import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ClientConfig, Pool } from 'pg';
 import type { Logger } from 'pino';
-import { emSql, inTransaction, poolSql } from './db/sql';
-import { enqueueWith, type EnqueueRequest, type EnqueueResult } from './enqueue';
+import { poolSql, type Sql } from './db/sql';
+import { enqueueInEm, enqueueInPool, type EnqueueRequest, type EnqueueResult } from './enqueue';
 import { conflict, isUniqueViolation, notFound } from './errors';
 import type { EventBus } from './events/event-bus';
 import { checkMessagingHealth, type MessagingHealth } from './health';
@@ -88,9 +88,12 @@ export class JobEngine {
   /** Jobs enqueued in a MikroORM transaction, announced once it commits. */
   private readonly awaitingCommit = new WeakMap<object, JobSnapshot[]>();
   private started = false;
+  /** Reads and the API's writes (cancel, retry): the synchronous pool. */
+  private readonly sql: Sql;
 
   constructor(private readonly options: EngineOptions) {
     const { pool, transport, logger, settings } = options;
+    this.sql = poolSql(pool);
     this.metrics = options.metrics ?? new EngineMetrics();
     this.publisher = options.roles.publisher
       ? new OutboxPublisher({
@@ -172,7 +175,7 @@ export class JobEngine {
     await transport.start(this.options.registry.names());
     await bus.start();
     if (roles.worker || roles.publisher) {
-      const recovered = await recoverOnStartup(poolSql(this.options.pool), { durableTransport: transport.durable });
+      const recovered = await recoverOnStartup(this.sql, { durableTransport: transport.durable });
       if (recovered.requeued + recovered.orphansCompleted + recovered.resent > 0) logger.info(recovered, 'startup recovery');
     }
     await this.publisher?.start();
@@ -196,7 +199,7 @@ export class JobEngine {
    */
   async enqueue(request: EnqueueRequest, em?: EntityManager): Promise<EnqueueResult> {
     if (em && em.isInTransaction()) {
-      const result = await enqueueWith(emSql(em), this.options.registry, request);
+      const result = await enqueueInEm(em, this.options.registry, request);
       if (result.created) {
         const context = em.getTransactionContext() as object;
         const list = this.awaitingCommit.get(context) ?? [];
@@ -205,29 +208,29 @@ export class JobEngine {
       }
       return result;
     }
-    const result = await inTransaction(this.options.pool, (sql) => enqueueWith(sql, this.options.registry, request));
+    const result = await enqueueInPool(this.options.pool, this.options.registry, request);
     if (result.created) this.announce([result.job]);
     return result;
   }
 
   async getJob(jobId: string): Promise<JobSnapshot | null> {
-    const row = await getJob(poolSql(this.options.pool), jobId);
+    const row = await getJob(this.sql, jobId);
     return row ? toSnapshot(row) : null;
   }
 
   /** One page of jobs, newest first, filtered by kinds, statuses and requester (cursor pagination). */
   async listJobs(request: ListJobsRequest): Promise<ListJobsPage> {
-    return listJobs(poolSql(this.options.pool), request);
+    return listJobs(this.sql, request);
   }
 
   /** Several jobs by id in one query; unknown ids are left out. */
   async getJobs(jobIds: readonly string[]): Promise<JobSnapshot[]> {
-    return getJobsByIds(poolSql(this.options.pool), jobIds);
+    return getJobsByIds(this.sql, jobIds);
   }
 
   /** Cancel: a queued job ends at once; a running one is asked to stop (cooperatively). */
   async cancel(jobId: string): Promise<JobSnapshot> {
-    const row = await cancelJob(poolSql(this.options.pool), jobId);
+    const row = await cancelJob(this.sql, jobId);
     if (!row) {
       const existing = await this.getJob(jobId);
       if (!existing) throw notFound(`No job with id ${jobId}`, { jobId });
@@ -242,7 +245,7 @@ export class JobEngine {
   async retry(jobId: string): Promise<JobSnapshot> {
     let row;
     try {
-      row = await retryJob(poolSql(this.options.pool), { jobId, outboxId: randomUUID() });
+      row = await retryJob(this.sql, { jobId, outboxId: randomUUID() });
     } catch (error) {
       if (isUniqueViolation(error, 'jobs_exclusive_key_active_unique')) {
         throw conflict(`Another job is active for the same target as job ${jobId}; wait for it to finish or cancel it`, { jobId });

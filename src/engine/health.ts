@@ -32,9 +32,9 @@ export interface MessagingHealth {
 
 const BACKLOG_STATES = [OutboxState.PENDING, OutboxState.PUBLISHING, OutboxState.PUBLISHED, OutboxState.PROCESSING];
 
-export async function checkMessagingHealth(pool: Pool, transport: JobTransport, bus?: EventBus): Promise<MessagingHealth> {
+export async function checkMessagingHealth(pool: Pool, transport: JobTransport, bus: EventBus): Promise<MessagingHealth> {
   const connection = transport.connectionState();
-  const busConnection = bus?.connectionState() ?? 'connected';
+  const busConnection = bus.connectionState();
   const problems: string[] = [];
   const byState: Record<string, number> = Object.fromEntries(BACKLOG_STATES.map((s) => [s, 0]));
   let figures;
@@ -45,7 +45,7 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
   }
   if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);
   // Events only feed live views; a bus that is down degrades, it does not stop jobs.
-  if (busConnection !== 'connected') problems.push(`event bus ${bus?.name} is ${busConnection}`);
+  if (busConnection !== 'connected') problems.push(`event bus ${bus.name} is ${busConnection}`);
   if (figures) {
     for (const row of figures.backlog) byState[row.state] = (byState[row.state] ?? 0) + row.count;
     if (figures.expiredLeases > 0) problems.push(`${figures.expiredLeases} message(s) hold an expired lease`);
@@ -58,7 +58,7 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
     status: unhealthy ? HealthStatus.UNHEALTHY : problems.length > 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY,
     problems,
     transport: { name: transport.name, durable: transport.durable, connection },
-    eventBus: { name: bus?.name ?? transport.name, connection: busConnection },
+    eventBus: { name: bus.name, connection: busConnection },
     database: { reachable: figures !== undefined },
     backlog: { byState, byKind: figures?.backlog ?? [] },
     expiredLeases: figures?.expiredLeases ?? 0,

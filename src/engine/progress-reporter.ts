@@ -57,7 +57,6 @@ export class JobHeartbeat implements ProgressReporter {
   step(name: string, message?: string): void {
     this.pending.step = name;
     this.pending.message = message ?? null;
-    this.pending.progress ??= null;
     this.schedule(0, JobEventReason.STEP);
   }
 

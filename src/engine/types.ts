@@ -5,18 +5,14 @@
 
 declare const jobIdBrand: unique symbol;
 declare const outboxIdBrand: unique symbol;
-declare const tokenBrand: unique symbol;
 
 /** A job's id (uuid). Distinct from an outbox message id, though both are uuids. */
 export type JobId = string & { readonly [jobIdBrand]: true };
 /** An outbox message's id (uuid): one delivery mechanism record for a job. */
 export type OutboxId = string & { readonly [outboxIdBrand]: true };
-/** The fencing token a runner receives when it claims a message. */
-export type ProcessingToken = string & { readonly [tokenBrand]: true };
 
 export const asJobId = (id: string): JobId => id as JobId;
 export const asOutboxId = (id: string): OutboxId => id as OutboxId;
-export const asProcessingToken = (id: string): ProcessingToken => id as ProcessingToken;
 
 export enum JobStatus {
   QUEUED = 'QUEUED',

@@ -112,7 +112,7 @@ describe('messaging health', () => {
   it('UNHEALTHY when the transport is closed', async () => {
     const transport = new InMemoryTransport();
     await transport.close();
-    const health = await checkMessagingHealth(ctx.db.pool, transport);
+    const health = await checkMessagingHealth(ctx.db.pool, transport, new InMemoryEventBus());
     expect(health.status).toBe('UNHEALTHY');
     expect(health.database.reachable).toBe(true);
     expect(health.problems).toEqual(['transport in-memory is closed']);
