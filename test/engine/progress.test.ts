@@ -163,7 +163,8 @@ describe('progress reporting', () => {
     for (const name of ['load', 'solve', 'save']) {
       const stepEvent = seen.find((s) => s.event.reason === JobEventReason.STEP && s.event.currentStep === name);
       expect(stepEvent, `step ${name} published`).toBeDefined();
-      expect(stepEvent!.at - stepCalledAt[name]!).toBeLessThan(400);
+      // "Within about a second"; a step held back to the next heartbeat would take 5 s.
+      expect(stepEvent!.at - stepCalledAt[name]!).toBeLessThan(1_000);
       expect(stepEvent!.event.message).toBe(`doing ${name}`);
       expect(dbStepAfterEvent[name]).toBe(name);
     }

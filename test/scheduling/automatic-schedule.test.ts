@@ -131,13 +131,15 @@ describe('AUTOMATIC_SCHEDULE', () => {
     // The other kind's job finished while the solve was still running.
     expect(otherFinishedAt).toBeLessThan(done.completedAt!.getTime());
     const p99 = histogram.percentile(99) / 1e6;
-    expect(p99, `event-loop delay p99 ${p99.toFixed(1)} ms`).toBeLessThan(100);
+    // A solve on the main thread would show seconds here; a loaded CI machine shows ~100 ms.
+    expect(p99, `event-loop delay p99 ${p99.toFixed(1)} ms`).toBeLessThan(400);
     // Progress writes (which also renew the lease) arrive at least once a second while optimising.
     const progress = events
       .filter((e) => e.jobId === job.id && e.reason === 'PROGRESS' && e.occurredAt.getTime() >= optimisingFrom)
       .map((e) => e.occurredAt.getTime());
     expect(progress.length).toBeGreaterThanOrEqual(2);
-    for (let i = 1; i < progress.length; i++) expect(progress[i] - progress[i - 1]).toBeLessThan(1_600);
+    // Once a second, with slack for a loaded machine; a stalled reporter shows the whole solve.
+    for (let i = 1; i < progress.length; i++) expect(progress[i] - progress[i - 1]).toBeLessThan(2_000);
   });
 
   it('a cancel mid-solve ends CANCELLED promptly and leaves the plan as it was', async () => {

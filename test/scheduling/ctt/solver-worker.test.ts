@@ -29,8 +29,10 @@ describe.skipIf(!HAVE_CTT_DATA)('solveInWorker', () => {
     clearInterval(ticker);
     histogram.disable();
     const p99ms = histogram.percentile(99) / 1e6;
-    // A solve on this thread would block it for the whole 2.5 s.
-    expect(p99ms).toBeLessThan(Math.max(50, 2 * idleP99ms));
+    // A solve on this thread would block it for the whole 2.5 s. The bound sits far from
+    // both ends: CI runs two test files at once on two cores, and timers there run up to
+    // ~100 ms late with nothing blocked, while a blocked loop shows 2,500 ms.
+    expect(p99ms).toBeLessThan(Math.max(400, 4 * idleP99ms));
     expect(histogram.max / 1e6).toBeLessThan(1_000);
     expect(ticks).toBeGreaterThan(50);
     expect(progress.length).toBeGreaterThanOrEqual(3);
