@@ -11,6 +11,7 @@ import {
   MAX_DAYS_PER_WEEK,
   MAX_PERIODS_PER_DAY,
   requireCode,
+  idList,
   requireId,
   requireInt,
   requireName,
@@ -70,14 +71,17 @@ export async function findTerm(em: EntityManager, id: string): Promise<AcademicT
 
 export const listTerms = (em: EntityManager): Promise<AcademicTerm[]> => em.find(AcademicTerm, {}, { orderBy: { createdAt: 'asc', code: 'asc' } });
 
-export const listTeachers = (em: EntityManager, termId: string) => em.find(Teacher, { term: requireId('termId', termId) }, { orderBy: { code: 'asc' } });
-export const listRooms = (em: EntityManager, termId: string) => em.find(Room, { term: requireId('termId', termId) }, { orderBy: { code: 'asc' } });
-export const listCourses = (em: EntityManager, termId: string) =>
-  em.find(Course, { term: requireId('termId', termId) }, { orderBy: { code: 'asc' }, populate: ['teacher'] });
-export const listCurricula = (em: EntityManager, termId: string) =>
-  em.find(Curriculum, { term: requireId('termId', termId) }, { orderBy: { code: 'asc' }, populate: ['courses'] });
-export const listUnavailability = (em: EntityManager, termId: string) =>
-  em.find(Unavailability, { term: requireId('termId', termId) }, { orderBy: { day: 'asc', period: 'asc' }, populate: ['course', 'teacher'] });
+/** The where-clause for the rows of one term or of several (the GraphQL layer batches terms). */
+const ofTerms = (termIds: string | readonly string[]) => ({ term: { $in: idList('termId', termIds) } });
+
+export const listTeachers = (em: EntityManager, termIds: string | readonly string[]) => em.find(Teacher, ofTerms(termIds), { orderBy: { code: 'asc' } });
+export const listRooms = (em: EntityManager, termIds: string | readonly string[]) => em.find(Room, ofTerms(termIds), { orderBy: { code: 'asc' } });
+export const listCourses = (em: EntityManager, termIds: string | readonly string[]) =>
+  em.find(Course, ofTerms(termIds), { orderBy: { code: 'asc' }, populate: ['teacher'] });
+export const listCurricula = (em: EntityManager, termIds: string | readonly string[]) =>
+  em.find(Curriculum, ofTerms(termIds), { orderBy: { code: 'asc' }, populate: ['courses'] });
+export const listUnavailability = (em: EntityManager, termIds: string | readonly string[]) =>
+  em.find(Unavailability, ofTerms(termIds), { orderBy: { day: 'asc', period: 'asc' }, populate: ['course', 'teacher'] });
 
 async function findInTerm<T extends Teacher | Room | Course | Curriculum | Unavailability>(
   em: EntityManager,

@@ -40,10 +40,16 @@ export function requireName(field: string, value: unknown): string {
   return name;
 }
 
+export const isId = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+
 export function requireId(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw badInput(`${field} must be an id (uuid), got ${show(value)}`, { field, value });
+  if (!isId(value)) throw badInput(`${field} must be an id (uuid), got ${show(value)}`, { field, value });
   return value.toLowerCase();
 }
+
+/** One id or several, each checked as `requireId` does. */
+export const idList = (field: string, value: string | readonly string[]): string[] =>
+  (typeof value === 'string' ? [value] : value).map((id) => requireId(field, id));
 
 export function requirePeriodLabels(field: string, value: unknown, periodsPerDay: number): string[] {
   if (!Array.isArray(value)) throw badInput(`${field} must be a list of strings`, { field, value });

@@ -5,7 +5,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../academic/entities';
-import { requireId, requireInt, requireName } from '../academic/validation';
+import { idList, requireId, requireInt, requireName } from '../academic/validation';
 import { badInput, notFound } from '../engine/errors';
 import { formatSolution } from './ctt/ctt-format';
 import { evaluateTimetable } from './ctt/evaluator';
@@ -57,11 +57,15 @@ export async function findSchedulePlan(em: EntityManager, id: string, forUpdate 
   return plan;
 }
 
-export const listSchedulePlans = (em: EntityManager, termId: string) =>
-  em.find(SchedulePlan, { term: requireId('termId', termId) }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+export const listSchedulePlans = (em: EntityManager, termIds: string | readonly string[]) =>
+  em.find(SchedulePlan, { term: { $in: idList('termId', termIds) } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 
-export const listAssignments = (em: EntityManager, planId: string) =>
-  em.find(ScheduleAssignment, { plan: requireId('planId', planId) }, { orderBy: { day: 'asc', period: 'asc', course: { code: 'asc' } }, populate: ['course', 'room'] });
+export const listAssignments = (em: EntityManager, planIds: string | readonly string[]) =>
+  em.find(
+    ScheduleAssignment,
+    { plan: { $in: idList('planId', planIds) } },
+    { orderBy: { day: 'asc', period: 'asc', course: { code: 'asc' } }, populate: ['course', 'room'] },
+  );
 
 export async function createSchedulePlan(em: EntityManager, input: CreateSchedulePlanInput): Promise<SchedulePlan> {
   const termId = requireId('termId', input.termId);

@@ -23,10 +23,12 @@ import {
   UpdateTeacherInput,
   UpdateTermInput,
 } from './academic.types';
+import { childrenOf, entityById, referenced } from './batch-loaders';
 import { entityManagerOf } from './request-entity-manager';
 
 const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
 const em = entityManagerOf;
+const termOf = (row: { term: { id: string } }) => row.term.id;
 
 @Resolver(() => AcademicTermType)
 export class AcademicTermResolver {
@@ -79,27 +81,27 @@ export class AcademicTermResolver {
 
   @FieldResolver(() => [TeacherType])
   teachers(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Teacher[]> {
-    return academic.listTeachers(em(ctx), term.id);
+    return childrenOf(ctx, 'Teacher', academic.listTeachers, termOf, term.id);
   }
 
   @FieldResolver(() => [RoomType])
   rooms(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Room[]> {
-    return academic.listRooms(em(ctx), term.id);
+    return childrenOf(ctx, 'Room', academic.listRooms, termOf, term.id);
   }
 
   @FieldResolver(() => [CourseType])
   courses(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Course[]> {
-    return academic.listCourses(em(ctx), term.id);
+    return childrenOf(ctx, 'Course', academic.listCourses, termOf, term.id);
   }
 
   @FieldResolver(() => [CurriculumType])
   curricula(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Curriculum[]> {
-    return academic.listCurricula(em(ctx), term.id);
+    return childrenOf(ctx, 'Curriculum', academic.listCurricula, termOf, term.id);
   }
 
   @FieldResolver(() => [UnavailabilityType])
   unavailability(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Unavailability[]> {
-    return academic.listUnavailability(em(ctx), term.id);
+    return childrenOf(ctx, 'Unavailability', academic.listUnavailability, termOf, term.id);
   }
 }
 
@@ -149,7 +151,7 @@ export class RoomResolver {
 export class CourseResolver {
   @FieldResolver(() => TeacherType)
   teacher(@Root() course: Course, @Ctx() ctx: GraphQLContext): Promise<Teacher> {
-    return em(ctx).findOneOrFail(Teacher, { id: course.teacher.id });
+    return referenced(ctx, Teacher, course.teacher);
   }
 
   @Authorized(...EDITORS)
@@ -174,9 +176,10 @@ export class CourseResolver {
 @Resolver(() => CurriculumType)
 export class CurriculumResolver {
   @FieldResolver(() => [CourseType])
-  async courses(@Root() curriculum: Curriculum, @Ctx() ctx: GraphQLContext): Promise<Course[]> {
-    const loaded = await em(ctx).findOneOrFail(Curriculum, { id: curriculum.id }, { populate: ['courses'] });
-    return loaded.courses.getItems().sort((a, b) => a.code.localeCompare(b.code));
+  async courses(@Root() curriculum: Curriculum): Promise<Course[]> {
+    // Batched by MikroORM's own collection loader when the list did not populate it.
+    const courses = curriculum.courses.isInitialized() ? curriculum.courses.getItems() : await curriculum.courses.loadItems({ dataloader: true });
+    return [...courses].sort((a, b) => a.code.localeCompare(b.code));
   }
 
   @Authorized(...EDITORS)
@@ -202,12 +205,12 @@ export class CurriculumResolver {
 export class UnavailabilityResolver {
   @FieldResolver(() => CourseType, { nullable: true })
   course(@Root() row: Unavailability, @Ctx() ctx: GraphQLContext): Promise<Course | null> | null {
-    return row.course ? em(ctx).findOne(Course, { id: row.course.id }) : null;
+    return row.course ? entityById(ctx, Course, row.course.id) : null;
   }
 
   @FieldResolver(() => TeacherType, { nullable: true })
   teacher(@Root() row: Unavailability, @Ctx() ctx: GraphQLContext): Promise<Teacher | null> | null {
-    return row.teacher ? em(ctx).findOne(Teacher, { id: row.teacher.id }) : null;
+    return row.teacher ? entityById(ctx, Teacher, row.teacher.id) : null;
   }
 
   @Authorized(...EDITORS)

@@ -1,5 +1,7 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../../academic/entities';
+import { isId } from '../../academic/validation';
 import type { JobSnapshot } from '../../engine/types';
 import { startAutomaticSchedule } from '../../scheduling/automatic-schedule';
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../scheduling/entities';
@@ -7,6 +9,7 @@ import * as plans from '../../scheduling/plan-service';
 import { publishedTimetable } from '../../scheduling/published-timetable';
 import { publishSchedulePlan } from '../../scheduling/schedule-publish';
 import { AcademicTermType, CourseType, RoomType } from '../academic/academic.types';
+import { childrenOf, entityById, referenced } from '../academic/batch-loaders';
 import { entityManagerOf } from '../academic/request-entity-manager';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';
@@ -25,6 +28,7 @@ import {
 
 const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
 const em = entityManagerOf;
+const publishedPlansOf = (em: EntityManager, termIds: string[]) => em.find(SchedulePlan, { term: { $in: termIds }, status: SchedulePlanStatus.PUBLISHED });
 
 @Resolver(() => SchedulePlanType)
 export class SchedulePlanResolver {
@@ -73,12 +77,12 @@ export class SchedulePlanResolver {
 
   @FieldResolver(() => AcademicTermType)
   term(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<AcademicTerm> {
-    return em(ctx).findOneOrFail(AcademicTerm, { id: plan.term.id });
+    return referenced(ctx, AcademicTerm, plan.term);
   }
 
   @FieldResolver(() => [ScheduleAssignmentType])
   assignments(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment[]> {
-    return plans.listAssignments(em(ctx), plan.id);
+    return childrenOf(ctx, 'ScheduleAssignment', plans.listAssignments, (row) => row.plan.id, plan.id);
   }
 
   @FieldResolver(() => String, { description: "The ITC-2007 solution format (course room day period per lecture) with the term's codes." })
@@ -96,12 +100,12 @@ export class SchedulePlanResolver {
 export class ScheduleAssignmentResolver {
   @FieldResolver(() => CourseType)
   course(@Root() row: ScheduleAssignment, @Ctx() ctx: GraphQLContext): Promise<Course> {
-    return em(ctx).findOneOrFail(Course, { id: row.course.id });
+    return referenced(ctx, Course, row.course);
   }
 
   @FieldResolver(() => RoomType)
   room(@Root() row: ScheduleAssignment, @Ctx() ctx: GraphQLContext): Promise<Room> {
-    return em(ctx).findOneOrFail(Room, { id: row.room.id });
+    return referenced(ctx, Room, row.room);
   }
 
   @Authorized(...EDITORS)
@@ -127,12 +131,12 @@ export class ScheduleAssignmentResolver {
 export class TermSchedulingResolver {
   @FieldResolver(() => [SchedulePlanType], { description: 'The plans of the term, oldest first.' })
   plans(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan[]> {
-    return plans.listSchedulePlans(em(ctx), term.id);
+    return childrenOf(ctx, 'SchedulePlan', plans.listSchedulePlans, (row) => row.term.id, term.id);
   }
 
   @FieldResolver(() => SchedulePlanType, { nullable: true })
   publishedPlan(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan | null> {
-    return em(ctx).findOne(SchedulePlan, { term: term.id, status: SchedulePlanStatus.PUBLISHED });
+    return childrenOf(ctx, 'PublishedPlan', publishedPlansOf, (row) => row.term.id, term.id).then((rows) => rows[0] ?? null);
   }
 
   @Authorized()
@@ -170,7 +174,7 @@ export class TermSchedulingResolver {
 
 const planOfJob = (job: JobSnapshot, ctx: GraphQLContext): Promise<SchedulePlan | null> | null => {
   const planId = (job.input as { planId?: unknown } | null)?.planId;
-  return typeof planId === 'string' ? em(ctx).findOne(SchedulePlan, { id: planId }) : null;
+  return isId(planId) ? entityById(ctx, SchedulePlan, planId) : null;
 };
 
 @Resolver(() => AutomaticScheduleJob)
