@@ -1,19 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { Entity, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { AcademicTerm } from './term.entity';
+import { Entity, Unique } from '@mikro-orm/core';
+import { TermRecord } from './term-record';
 
+/** A teacher of one term; unavailability and courses point here. */
 @Entity({ tableName: 'academic_teachers' })
 @Unique({ name: 'academic_teachers_term_code_unique', properties: ['term', 'code'] })
-export class Teacher {
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
-
-  @ManyToOne(() => AcademicTerm, { deleteRule: 'cascade' })
-  term!: AcademicTerm;
-
-  @Property({ type: 'text' })
-  code!: string;
-
-  @Property({ type: 'text' })
-  name!: string;
-}
+export class Teacher extends TermRecord {}
