@@ -124,6 +124,13 @@ describe('SCHEDULE_PUBLISH', () => {
     expect((missing as EngineError).code).toBe('NOT_FOUND');
     const malformed = await publish('nope').catch((e: unknown) => e);
     expect((malformed as EngineError).code).toBe('BAD_USER_INPUT');
+    // Publishing an ARCHIVED plan brings it back (a rollback): the current one is archived.
+    const rollback = await waitForJob(engine!, (await publish(first.id)).id);
+    expect(rollback.status).toBe(JobStatus.SUCCEEDED);
+    expect((rollback.result as SchedulePublishResult).previousPlanId).toBe(second.id);
+    expect(await statusOf(first.id)).toBe(SchedulePlanStatus.PUBLISHED);
+    expect(await statusOf(second.id)).toBe(SchedulePlanStatus.ARCHIVED);
+    expect(new Set((await views(term.id)).map((e) => e.plan))).toEqual(new Set([first.id]));
   });
 
   it('is atomic: a failure injected at the last step leaves the old plan PUBLISHED and the views unchanged', async () => {
