@@ -8,6 +8,7 @@ import type { EventBus } from './events/event-bus';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
 import { Batcher } from './db/batcher';
+import { isTransientDbError } from './db/transient-error';
 import { claimMessages, getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
 import { completeJob, completeJobs, type CompleteArgs } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
@@ -52,6 +53,12 @@ interface RunningJob {
 const ACK: Settlement = { type: 'ack' };
 
 /**
+ * How long a finished job's completion is repeated through a database outage before
+ * the job is left to the lease rescuer (which sends it again, to run again).
+ */
+export const COMPLETION_RETRY_FOR_MS = 60_000;
+
+/**
  * Takes deliveries of every registered kind from the transport and runs them, per
  * the seed: claim (lease + token) → attempt limit → heartbeat beside the processor →
  * complete | release for retry | fail; every write after the claim fenced by the token.
@@ -66,7 +73,11 @@ export class Runner {
   /** Claims and completions that meet in time share one statement (see Batcher). */
   private readonly claims: Batcher<ClaimArgs, ClaimRow>;
   private readonly completions: Batcher<CompleteArgs, JobRow>;
+  /** Completions still committing after their delivery was settled (see `run`). */
+  private readonly finishing = new Set<Promise<void>>();
   private shuttingDown = false;
+  /** Set when the shutdown grace is over: pending completions stop repeating. */
+  private givingUp = false;
 
   constructor(
     private readonly deps: {
@@ -122,6 +133,7 @@ export class Runner {
    */
   async stop(graceMs: number): Promise<void> {
     this.shuttingDown = true;
+    const stopStarted = performance.now();
     const idle = Promise.all(this.consumers.map((c) => c.stop()));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -133,6 +145,12 @@ export class Runner {
       this.deps.logger.warn({ running: this.running.size }, 'grace period over; releasing running jobs');
       for (const job of this.running.values()) job.abort('shutdown');
       await idle;
+    }
+    // Finished jobs whose completion is still committing, within what is left of the grace.
+    if (this.finishing.size > 0) {
+      const left = setTimeout(() => (this.givingUp = true), Math.max(0, graceMs - (performance.now() - stopStarted)));
+      while (this.finishing.size > 0) await Promise.all([...this.finishing]);
+      clearTimeout(left);
     }
     this.unsubscribe?.();
   }
@@ -229,6 +247,8 @@ export class Runner {
     if (this.shuttingDown) abort('shutdown');
     const startedAt = performance.now();
     let outcome: ProcessOutcome = 'completed';
+    /** The outcome is recorded by `completeAfterSettling` instead. */
+    let settledEarly = false;
 
     try {
       const em = this.deps.orm.em.fork();
@@ -264,11 +284,19 @@ export class Runner {
         outcome = 'lease-lost';
         return ACK;
       }
-      if (!completedRow) {
-        completedRow = await this.completions.submit({ outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
+      if (completedRow) {
+        this.emit(completedRow, JobEventReason.SUCCEEDED);
+        return ACK;
       }
-      if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
-      else outcome = 'lease-lost';
+      // The processor is done: settle the delivery now and commit the completion beside
+      // the next job. Waiting for the commit would hold the consumer slot (and the
+      // broker's prefetch window) through two more round trips per job. The token still
+      // fences the completion; should this process die before it commits, the job's
+      // lease runs out and the lease rescuer sends it again, as for any crash mid-job.
+      settledEarly = true;
+      this.trackFinishing(
+        this.completeAfterSettling({ registration, message, token, result, step: unwritten.step, attempt: job.attempts, attemptLimit, logger, startedAt }),
+      );
       return ACK;
     } catch (error) {
       await heartbeat.stop();
@@ -285,9 +313,79 @@ export class Runner {
       });
     } finally {
       this.running.delete(job.id);
-      this.deps.metrics.processingDuration.record((performance.now() - startedAt) / 1_000, { kind, outcome });
-      this.count(kind, outcome);
+      if (!settledEarly) this.record(kind, outcome, startedAt);
     }
+  }
+
+  private trackFinishing(work: Promise<void>): void {
+    this.finishing.add(work);
+    void work.finally(() => this.finishing.delete(work));
+  }
+
+  /**
+   * The completion of a job whose delivery is already settled. A failure here goes the
+   * way of a failed attempt, but always through the outbox (release to PENDING): the
+   * broker no longer holds a message for it.
+   */
+  private async completeAfterSettling(args: {
+    registration: KindRegistration;
+    message: JobMessage;
+    token: string;
+    result: unknown;
+    step: string | null | undefined;
+    attempt: number;
+    attemptLimit: number;
+    logger: Logger;
+    startedAt: number;
+  }): Promise<void> {
+    const { registration, message, token, logger } = args;
+    let outcome: ProcessOutcome = 'completed';
+    try {
+      const row = await this.untilCommitted(() =>
+        this.completions.submit({ outboxId: message.outboxId, token, result: args.result, message: null, currentStep: args.step }),
+      );
+      if (row) this.emit(row, JobEventReason.SUCCEEDED);
+      else outcome = 'lease-lost';
+    } catch (error) {
+      await this.afterFailure({
+        registration,
+        message,
+        token,
+        error,
+        abortReason: null,
+        attempt: args.attempt,
+        attemptLimit: args.attemptLimit,
+        logger,
+        setOutcome: (o) => (outcome = o),
+        messageSettled: true,
+      }).catch((failure: unknown) =>
+        // The database is unreachable: the lease runs out and the lease rescuer sends the job again.
+        logger.error({ err: failure, completionError: describeError(error) }, 'could not record the outcome of a finished job; the lease rescuer will send it again'),
+      );
+    } finally {
+      this.record(registration.kind, outcome, args.startedAt);
+    }
+  }
+
+  /**
+   * Repeats a token-fenced write through a database outage. Repeating is always safe:
+   * once the lease has been rescued or taken, the write simply matches no row.
+   */
+  private async untilCommitted<T>(write: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isTransientDbError(error) || Date.now() + delay > deadline || this.givingUp) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  private record(kind: string, outcome: ProcessOutcome, startedAt: number): void {
+    this.deps.metrics.processingDuration.record((performance.now() - startedAt) / 1_000, { kind, outcome });
+    this.count(kind, outcome);
   }
 
   private async afterFailure(args: {
@@ -300,10 +398,14 @@ export class Runner {
     attemptLimit: number;
     logger: Logger;
     setOutcome: (outcome: ProcessOutcome) => void;
+    /** The delivery was already acknowledged: a retry must go through the outbox. */
+    messageSettled?: boolean;
   }): Promise<Settlement> {
     const { message, token, error, attempt, attemptLimit, logger } = args;
     const errorText = describeError(error);
-    const durable = this.deps.transport.durable;
+    // Where a retry waits: in the broker (durable transport, delivery still held) or in
+    // the outbox as PENDING, for the publisher to send when it falls due.
+    const durable = this.deps.transport.durable && !args.messageSettled;
 
     switch (args.abortReason) {
       case 'lease-lost':
