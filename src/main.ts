@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './engine/logger';
 
+/** A copy of the same signal within this time is the same request (see `onSignal`). */
+const REPEATED_SIGNAL_MS = 1_000;
+
 /** Entry point: read the configuration, start, and stop gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   let config;
@@ -18,13 +21,17 @@ async function main(): Promise<void> {
   // Loaded only once the configuration is known good, so a bad setting is reported at once.
   const { startApp } = require('./app') as typeof import('./app');
   const app = await startApp(config, logger);
-  let signals = 0;
+  let first: { signal: NodeJS.Signals; at: number } | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
+    if (first) {
+      // Under `npm start` one Ctrl-C (or a group-wide SIGTERM from timeout/systemd)
+      // arrives twice: from the terminal and forwarded by npm. Only a later or
+      // different signal means "stop waiting".
+      if (signal === first.signal && Date.now() - first.at < REPEATED_SIGNAL_MS) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
+    first = { signal, at: Date.now() };
     logger.info({ signal }, 'signal received');
     app.stop().then(
       () => process.exit(0),
