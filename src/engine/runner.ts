@@ -7,10 +7,11 @@ import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
-import { Batcher } from './db/batcher';
+import { Batcher, ItemFailure } from './db/batcher';
 import { isTransientDbError } from './db/transient-error';
 import { claimMessages, getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
 import { completeJob, completeJobs, type CompleteArgs } from './queries/complete-job';
+import { getJob } from './queries/get-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
@@ -78,6 +79,8 @@ export class Runner {
   private shuttingDown = false;
   /** Set when the shutdown grace is over: pending completions stop repeating. */
   private givingUp = false;
+  /** At most this many completions wait to commit after their settle (set in `start`). */
+  private maxPendingCompletions = 16;
 
   constructor(
     private readonly deps: {
@@ -100,9 +103,18 @@ export class Runner {
       return requests.map((r) => byOutbox.get(r.outboxId));
     });
     this.completions = new Batcher<CompleteArgs, JobRow>(async (requests) => {
-      const rows = await completeJobs(this.sql, requests);
-      const byOutbox = new Map(rows.map((row) => [row.completed_outbox_id, row]));
-      return requests.map((r) => byOutbox.get(r.outboxId));
+      try {
+        const rows = await completeJobs(this.sql, requests);
+        const byOutbox = new Map(rows.map((row) => [row.completed_outbox_id, row]));
+        return requests.map((r) => byOutbox.get(r.outboxId));
+      } catch (error) {
+        if (requests.length === 1 || isTransientDbError(error)) throw error;
+        // One result the database refuses (or that cannot be serialised) must not fail
+        // the jobs that shared its statement: complete them one by one.
+        return Promise.all(
+          requests.map((r) => completeJob(this.sql, r).catch((itemError: unknown) => new ItemFailure(itemError))),
+        );
+      }
     });
   }
 
@@ -111,9 +123,14 @@ export class Runner {
     this.unsubscribe = this.deps.bus.subscribe((event) => {
       if (event.reason === JobEventReason.CANCEL_REQUESTED) this.running.get(event.jobId)?.abort('cancel');
     });
-    for (const kind of this.deps.registry.names()) {
-      const registration = this.deps.registry.require(kind);
-      const consumers = this.deps.settings.consumers[kind] ?? registration.defaults.consumers;
+    const consumersOf = (registration: KindRegistration) => this.deps.settings.consumers[registration.kind] ?? registration.defaults.consumers;
+    const registrations = this.deps.registry.names().map((kind) => this.deps.registry.require(kind));
+    // One pending completion per consumer slot lets every slot start its next job while
+    // the last one commits; beyond that, commits are falling behind and must slow claims.
+    this.maxPendingCompletions = registrations.reduce((sum, r) => sum + consumersOf(r), 0);
+    for (const registration of registrations) {
+      const { kind } = registration;
+      const consumers = consumersOf(registration);
       const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message));
       this.consumers.push(handle);
       this.deps.logger.info({ kind, consumers, transport: this.deps.transport.name }, 'consuming jobs');
@@ -146,11 +163,22 @@ export class Runner {
       for (const job of this.running.values()) job.abort('shutdown');
       await idle;
     }
-    // Finished jobs whose completion is still committing, within what is left of the grace.
+    // Finished jobs whose completion is still committing, within what is left of the
+    // grace (no consumer runs now, so no new one starts).
     if (this.finishing.size > 0) {
-      const left = setTimeout(() => (this.givingUp = true), Math.max(0, graceMs - (performance.now() - stopStarted)));
-      while (this.finishing.size > 0) await Promise.all([...this.finishing]);
-      clearTimeout(left);
+      let graceTimer: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([
+        Promise.all([...this.finishing]).then(() => true),
+        new Promise<false>((resolve) => (graceTimer = setTimeout(() => resolve(false), Math.max(0, graceMs - (performance.now() - stopStarted))))),
+      ]);
+      clearTimeout(graceTimer);
+      if (!inTime) {
+        this.givingUp = true;
+        this.deps.logger.warn(
+          { pending: this.finishing.size },
+          'grace period over with completions still committing; the lease rescuer will send those jobs again',
+        );
+      }
     }
     this.unsubscribe?.();
   }
@@ -293,10 +321,17 @@ export class Runner {
       // broker's prefetch window) through two more round trips per job. The token still
       // fences the completion; should this process die before it commits, the job's
       // lease runs out and the lease rescuer sends it again, as for any crash mid-job.
-      settledEarly = true;
-      this.trackFinishing(
-        this.completeAfterSettling({ registration, message, token, result, step: unwritten.step, attempt: job.attempts, attemptLimit, logger, startedAt }),
-      );
+      if (this.finishing.size < this.maxPendingCompletions) {
+        settledEarly = true;
+        this.trackFinishing(
+          this.completeAfterSettling({ registration, message, token, result, step: unwritten.step, attempt: job.attempts, attemptLimit, logger, startedAt }),
+        );
+        return ACK;
+      }
+      // Commits are falling behind: this one holds its slot (and delivery) until it lands.
+      completedRow = await this.completions.submit({ outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
+      if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
+      else outcome = 'lease-lost';
       return ACK;
     } catch (error) {
       await heartbeat.stop();
@@ -341,10 +376,11 @@ export class Runner {
     const { registration, message, token, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
-      const row = await this.untilCommitted(() =>
+      const { value: row, repeated } = await this.untilCommitted(() =>
         this.completions.submit({ outboxId: message.outboxId, token, result: args.result, message: null, currentStep: args.step }),
       );
       if (row) this.emit(row, JobEventReason.SUCCEEDED);
+      else if (repeated && (await this.announceIfSucceeded(message.jobId))) outcome = 'completed';
       else outcome = 'lease-lost';
     } catch (error) {
       await this.afterFailure({
@@ -371,16 +407,28 @@ export class Runner {
    * Repeats a token-fenced write through a database outage. Repeating is always safe:
    * once the lease has been rescued or taken, the write simply matches no row.
    */
-  private async untilCommitted<T>(write: () => Promise<T>): Promise<T> {
+  private async untilCommitted<T>(write: () => Promise<T>): Promise<{ value: T; repeated: boolean }> {
     const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
-    for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+    for (let delay = 100, repeated = false; ; delay = Math.min(delay * 2, 2_000), repeated = true) {
       try {
-        return await write();
+        return { value: await write(), repeated };
       } catch (error) {
         if (!isTransientDbError(error) || Date.now() + delay > deadline || this.givingUp) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
+        if (this.givingUp) throw error;
       }
     }
+  }
+
+  /**
+   * A repeated completion that matches no row may have committed the first time, with
+   * only the reply lost: then the job is SUCCEEDED and its event is still owed.
+   */
+  private async announceIfSucceeded(jobId: JobId): Promise<boolean> {
+    const row = await getJob(this.sql, jobId);
+    if (row?.status !== JobStatus.SUCCEEDED) return false;
+    this.emit(row, JobEventReason.SUCCEEDED);
+    return true;
   }
 
   private record(kind: string, outcome: ProcessOutcome, startedAt: number): void {

@@ -4,7 +4,7 @@ import { silentLogger } from '../../src/engine/logger';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
 import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
 import type { JobTransport } from '../../src/engine/transport/transport';
-import { JobStatus } from '../../src/engine/types';
+import { JobEventReason, JobStatus } from '../../src/engine/types';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
@@ -28,6 +28,7 @@ afterAll(async () => {
 
 const UNSTORABLE = 'SETTLED_UNSTORABLE';
 const SLOW_FINISH = 'SETTLED_SLOW_FINISH';
+const SHARED_BATCH = 'SETTLED_SHARED_BATCH';
 
 /** PostgreSQL's jsonb refuses \u0000 in a string: the completion fails the same way every time. */
 async function unstorableResultScenario(transport: JobTransport) {
@@ -82,14 +83,17 @@ describe('completion after the delivery is settled', () => {
       ],
     });
     let stopReturned = false;
+    let started = 0;
     const succeeded: boolean[] = [];
     engine.subscribe((event) => {
+      if (event.reason === JobEventReason.STARTED) started++;
       if (event.status === JobStatus.SUCCEEDED) succeeded.push(stopReturned);
     });
     await engine.start();
     const jobs = [];
     for (let n = 0; n < 4; n++) jobs.push((await engine.enqueue({ kind: SLOW_FINISH, input: { n } })).job);
-    await new Promise((r) => setTimeout(r, 100));
+    for (const deadline = Date.now() + 10_000; started < 4 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
+    expect(started).toBe(4);
     // Hold the job rows from another connection, so the completions are still waiting
     // to commit when the processors are done and stop() is called.
     const blocker = await ctx.db.pool.connect();
@@ -111,6 +115,54 @@ describe('completion after the delivery is settled', () => {
       'n',
     ]);
     expect(rows).toEqual([0, 1, 2, 3].map((n) => ({ status: 'SUCCEEDED', result: { n } })));
+  });
+
+  it('a refused result fails only its own job, not the others that shared its commit', async () => {
+    const JOBS = 8;
+    let waiting = 0;
+    let everyoneWaits!: () => void;
+    const allWaiting = new Promise<void>((resolve) => (everyoneWaits = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    engine = buildEngine({
+      db: ctx.db,
+      registrations: [
+        {
+          kind: SHARED_BATCH,
+          defaults: { consumers: JOBS },
+          processor: async ({ input }) => {
+            if (++waiting === JOBS) everyoneWaits();
+            await gate;
+            const { n } = input as { n: number };
+            if (n !== 0) return { n };
+            // Last to finish, so it joins the others' statement rather than going first.
+            await new Promise((r) => setTimeout(r, 20));
+            return { text: 'nul \u0000 inside' };
+          },
+        },
+      ],
+      settings: { attemptLimit: 1 },
+    });
+    await engine.start();
+    const jobs = [];
+    for (let n = 0; n < JOBS; n++) jobs.push((await engine.enqueue({ kind: SHARED_BATCH, input: { n } })).job);
+    await allWaiting;
+    // Every job is claimed. Hold their rows: the first completion statement waits on the
+    // lock, and every other completion, the refused one among them, queues up behind it
+    // to share the next statement.
+    const blocker = await ctx.db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT 1 FROM jobs WHERE id = ANY($1::uuid[]) FOR UPDATE', [jobs.map((j) => j.id)]);
+    openGate();
+    await new Promise((r) => setTimeout(r, 300));
+    await blocker.query('COMMIT');
+    blocker.release();
+    const done = await Promise.all(jobs.map((job) => waitForJob(engine!, job.id, undefined, 20_000)));
+    expect(done[0]!.status).toBe(JobStatus.FAILED);
+    // The others succeeded at their first (and only allowed) attempt.
+    expect(done.slice(1).map((j) => [j.status, j.attempts, j.result])).toEqual(
+      jobs.slice(1).map((_, i) => [JobStatus.SUCCEEDED, 1, { n: i + 1 }]),
+    );
   });
 
   describe.runIf(requireRabbit())('RabbitMQ', () => {

@@ -32,7 +32,9 @@ type Identified = { id: string };
  * The entity with this id, or null. An entity the execution already holds (a populated
  * relation) is returned without a query.
  */
-export function entityById<T extends Identified>(ctx: GraphQLContext, entity: EntityClass<T>, id: string): Promise<T | null> {
+export function entityById<T extends Identified>(ctx: GraphQLContext, entity: EntityClass<T>, anyCaseId: string): Promise<T | null> {
+  // uuids compare case-insensitively in PostgreSQL, and come back lower-case.
+  const id = anyCaseId.toLowerCase();
   const em = entityManagerOf(ctx);
   const known = em.getUnitOfWork().getById<T>(entity.name, id as never);
   if (known && wrap(known).isInitialized()) return Promise.resolve(known);

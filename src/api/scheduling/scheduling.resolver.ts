@@ -85,7 +85,7 @@ export class SchedulePlanResolver {
     return childrenOf(ctx, 'ScheduleAssignment', plans.listAssignments, (row) => row.plan.id, plan.id);
   }
 
-  @FieldResolver(() => String, { description: "The ITC-2007 solution format (course room day period per lecture) with the term's codes." })
+  @FieldResolver(() => String, { description: "The ITC-2007 solution format (course room day period per lecture) with the term's codes.", complexity: 10 })
   solutionText(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<string> {
     return plans.solutionText(em(ctx), plan.id);
   }

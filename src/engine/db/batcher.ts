@@ -1,3 +1,8 @@
+/** A batch result for one request that failed on its own; the others in the batch stand. */
+export class ItemFailure {
+  constructor(readonly error: unknown) {}
+}
+
 /**
  * Group commit on the client side: calls that arrive while a batch is in flight wait
  * and go together in the next one. An idle caller goes at once (no added latency);
@@ -8,8 +13,8 @@ export class Batcher<Request, Result> {
   private running = false;
 
   constructor(
-    /** Runs one batch; returns one result (or undefined) per request, in order. */
-    private readonly runBatch: (requests: Request[]) => Promise<Array<Result | undefined>>,
+    /** Runs one batch; returns one result (undefined, or an ItemFailure) per request, in order. */
+    private readonly runBatch: (requests: Request[]) => Promise<Array<Result | ItemFailure | undefined>>,
     private readonly maxBatch = 64,
   ) {}
 
@@ -26,7 +31,11 @@ export class Batcher<Request, Result> {
       const batch = this.queue.splice(0, this.maxBatch);
       try {
         const results = await this.runBatch(batch.map((b) => b.request));
-        batch.forEach((b, i) => b.resolve(results[i]));
+        batch.forEach((b, i) => {
+          const result = results[i];
+          if (result instanceof ItemFailure) b.reject(result.error);
+          else b.resolve(result);
+        });
       } catch (error) {
         for (const b of batch) b.reject(error);
       }

@@ -1,19 +1,29 @@
 /**
  * Whether a database error says "not now" rather than "never": the connection broke or
- * was refused, the server is shutting down or starting, out of connections, or the
- * statement lost a serialization race. Repeating the same statement later can succeed.
- * Anything else (bad data, a violated constraint) fails the same way every time.
+ * was refused, the server is shutting down, starting or read-only during a failover, out
+ * of connections, or the statement lost a serialization race or a deadlock. Repeating the
+ * same statement later can succeed. Anything else (bad data, a violated constraint)
+ * fails the same way every time.
  */
 export function isTransientDbError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') {
-    // pg reports a dropped socket without a code.
-    return /connection|terminated|timeout|ended unexpectedly/i.test(error.message);
-  }
+  if (typeof code !== 'string') return PG_CONNECTION_MESSAGES.test(error.message);
   // Node's own socket errors: ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE …
   if (/^E[A-Z]+$/.test(code)) return true;
-  // SQLSTATE classes: 08 connection exception, 53 insufficient resources,
-  // 57 operator intervention (admin shutdown, cannot connect now), 40 transaction rollback.
-  return /^(08|53|57|40)/.test(code);
+  // SQLSTATE: class 08 connection exception, class 53 insufficient resources.
+  return code.startsWith('08') || code.startsWith('53') || TRANSIENT_SQLSTATES.has(code);
 }
+
+const TRANSIENT_SQLSTATES = new Set([
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, or in recovery)
+  '25006', // read_only_sql_transaction (a standby during failover)
+]);
+
+/** What pg and pg-pool say, without a code, when a connection is gone or cannot be had. */
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable|Connection ended unexpectedly)/;
