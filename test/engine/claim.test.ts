@@ -11,11 +11,11 @@ import { insertJob } from '../../src/engine/queries/insert-job';
 import { LAST_ERROR_MAX_LENGTH, releaseMessage } from '../../src/engine/queries/release-message';
 import { touchJob } from '../../src/engine/queries/touch-job';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
-import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
+import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import { JobStatus, OutboxState } from '../../src/engine/types';
 import { buildEngine, createTestDb, outboxRows, waitForJob } from '../support/engine-harness';
-import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 let sql: Sql;
@@ -453,11 +453,7 @@ describe('release for retry', () => {
       await engine?.stop(1_000);
       engine = undefined;
       await transport?.close();
-      const topology = rabbitMqTopology(prefix);
-      await deleteRabbitObjects(prefix, {
-        queues: [topology.workQueue('RELEASE_MQ'), ...topology.delayBucketsMs.map(topology.delay)],
-        exchanges: [topology.workExchange, ...topology.delayBucketsMs.map(topology.delay)],
-      });
+      await deleteEngineTopology(prefix, ['RELEASE_MQ']);
     });
 
     it('the runner releases to PUBLISHED (the broker keeps the message)', async () => {

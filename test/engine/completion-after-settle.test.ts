@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
-import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
+import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import { JobEventReason, JobStatus } from '../../src/engine/types';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
-import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 // A processor's plain return value is committed after its delivery has been settled
 // (src/engine/runner.ts, `completeAfterSettling`). These tests hold that path to what the
@@ -172,11 +172,7 @@ describe('completion after the delivery is settled', () => {
       await engine?.stop(1_000);
       engine = undefined;
       await transport?.close();
-      const topology = rabbitMqTopology(prefix);
-      await deleteRabbitObjects(prefix, {
-        queues: [topology.workQueue(UNSTORABLE), ...topology.delayBucketsMs.map(topology.delay)],
-        exchanges: [topology.workExchange, ...topology.delayBucketsMs.map(topology.delay)],
-      });
+      await deleteEngineTopology(prefix, [UNSTORABLE]);
     });
 
     it('RabbitMQ: a result the database refuses is retried through the outbox (the broker no longer holds it) and FAILED at the limit', async () => {

@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
-import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
+import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import { JobStatus } from '../../src/engine/types';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
-import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 let engine: JobEngine | undefined;
@@ -177,11 +177,7 @@ describe('isolation between kinds and concurrency per kind', () => {
       await engine?.stop(2_000);
       engine = undefined;
       await transport?.close();
-      const topology = rabbitMqTopology(prefix);
-      await deleteRabbitObjects(prefix, {
-        queues: [topology.workQueue(SLOW), topology.workQueue(FAST), topology.workQueue(BACKOFF), ...topology.delayBucketsMs.map(topology.delay)],
-        exchanges: [topology.workExchange, ...topology.delayBucketsMs.map(topology.delay)],
-      });
+      await deleteEngineTopology(prefix, [SLOW, FAST, BACKOFF]);
     });
 
     it('RabbitMQ: a blocked kind does not delay another; max concurrency = configured consumers', async () => {

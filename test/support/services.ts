@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { connect } from 'amqplib';
 import pg from 'pg';
+import { rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DEFAULT_RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -351,4 +352,11 @@ export async function deleteRabbitObjects(
     await model.close().catch(() => undefined);
   }
   return deleted;
+}
+
+/** Deletes what a RabbitMQ transport with `prefix` declared for these kinds: work queues, delay buckets, exchanges. */
+export function deleteEngineTopology(prefix: string, kinds: readonly string[]): Promise<{ queues: string[]; exchanges: string[] }> {
+  const topology = rabbitMqTopology(prefix);
+  const delays = topology.delayBucketsMs.map(topology.delay);
+  return deleteRabbitObjects(prefix, { queues: [...kinds.map(topology.workQueue), ...delays], exchanges: [topology.workExchange, ...delays] });
 }
