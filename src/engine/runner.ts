@@ -5,13 +5,12 @@ import type { Logger } from 'pino';
 import { claimLostDelayMs, retryDelayMs } from './backoff';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
+import { Batcher } from './db/batcher';
+import { JobCompleter } from './job-completer';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
-import { Batcher, ItemFailure } from './db/batcher';
-import { isTransientDbError } from './db/transient-error';
 import { claimMessages, getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
-import { completeJob, completeJobs, type CompleteArgs } from './queries/complete-job';
-import { getJob } from './queries/get-job';
+import { completeJob } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
@@ -54,12 +53,6 @@ interface RunningJob {
 const ACK: Settlement = { type: 'ack' };
 
 /**
- * How long a finished job's completion is repeated through a database outage before
- * the job is left to the lease rescuer (which sends it again, to run again).
- */
-export const COMPLETION_RETRY_FOR_MS = 60_000;
-
-/**
  * Takes deliveries of every registered kind from the transport and runs them, per
  * the seed: claim (lease + token) → attempt limit → heartbeat beside the processor →
  * complete | release for retry | fail; every write after the claim fenced by the token.
@@ -73,14 +66,10 @@ export class Runner {
   private unsubscribe: (() => void) | null = null;
   /** Claims and completions that meet in time share one statement (see Batcher). */
   private readonly claims: Batcher<ClaimArgs, ClaimRow>;
-  private readonly completions: Batcher<CompleteArgs, JobRow>;
-  /** Completions still committing after their delivery was settled (see `run`). */
-  private readonly finishing = new Set<Promise<void>>();
+  private readonly completer: JobCompleter;
   private shuttingDown = false;
-  /** Set when the shutdown grace is over: pending completions stop repeating. */
-  private givingUp = false;
-  /** At most this many completions wait to commit after their settle (set in `start`). */
-  private maxPendingCompletions = 16;
+  /** All consumer slots of this process (set in `start`). */
+  private slots = 16;
 
   constructor(
     private readonly deps: {
@@ -102,20 +91,7 @@ export class Runner {
       const byOutbox = new Map(rows.map((row) => [row.claimed_outbox_id, row]));
       return requests.map((r) => byOutbox.get(r.outboxId));
     });
-    this.completions = new Batcher<CompleteArgs, JobRow>(async (requests) => {
-      try {
-        const rows = await completeJobs(this.sql, requests);
-        const byOutbox = new Map(rows.map((row) => [row.completed_outbox_id, row]));
-        return requests.map((r) => byOutbox.get(r.outboxId));
-      } catch (error) {
-        if (requests.length === 1 || isTransientDbError(error)) throw error;
-        // One result the database refuses (or that cannot be serialised) must not fail
-        // the jobs that shared its statement: complete them one by one.
-        return Promise.all(
-          requests.map((r) => completeJob(this.sql, r).catch((itemError: unknown) => new ItemFailure(itemError))),
-        );
-      }
-    });
+    this.completer = new JobCompleter(this.sql, () => this.slots);
   }
 
   async start(): Promise<void> {
@@ -127,7 +103,7 @@ export class Runner {
     const registrations = this.deps.registry.names().map((kind) => this.deps.registry.require(kind));
     // One pending completion per consumer slot lets every slot start its next job while
     // the last one commits; beyond that, commits are falling behind and must slow claims.
-    this.maxPendingCompletions = registrations.reduce((sum, r) => sum + consumersOf(r), 0);
+    this.slots = registrations.reduce((sum, r) => sum + consumersOf(r), 0);
     for (const registration of registrations) {
       const { kind } = registration;
       const consumers = consumersOf(registration);
@@ -165,20 +141,12 @@ export class Runner {
     }
     // Finished jobs whose completion is still committing, within what is left of the
     // grace (no consumer runs now, so no new one starts).
-    if (this.finishing.size > 0) {
-      let graceTimer: NodeJS.Timeout | undefined;
-      const inTime = await Promise.race([
-        Promise.all([...this.finishing]).then(() => true),
-        new Promise<false>((resolve) => (graceTimer = setTimeout(() => resolve(false), Math.max(0, graceMs - (performance.now() - stopStarted))))),
-      ]);
-      clearTimeout(graceTimer);
-      if (!inTime) {
-        this.givingUp = true;
-        this.deps.logger.warn(
-          { pending: this.finishing.size },
-          'grace period over with completions still committing; the lease rescuer will send those jobs again',
-        );
-      }
+    const leftBehind = await this.completer.drain(graceMs - (performance.now() - stopStarted));
+    if (leftBehind > 0) {
+      this.deps.logger.warn(
+        { pending: leftBehind },
+        'grace period over with completions still committing; the lease rescuer will send those jobs again',
+      );
     }
     this.unsubscribe?.();
   }
@@ -321,15 +289,15 @@ export class Runner {
       // broker's prefetch window) through two more round trips per job. The token still
       // fences the completion; should this process die before it commits, the job's
       // lease runs out and the lease rescuer sends it again, as for any crash mid-job.
-      if (this.finishing.size < this.maxPendingCompletions) {
+      if (this.completer.hasRoom()) {
         settledEarly = true;
-        this.trackFinishing(
+        this.completer.track(
           this.completeAfterSettling({ registration, message, token, result, step: unwritten.step, attempt: job.attempts, attemptLimit, logger, startedAt }),
         );
         return ACK;
       }
       // Commits are falling behind: this one holds its slot (and delivery) until it lands.
-      completedRow = await this.completions.submit({ outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
+      completedRow = await this.completer.complete({ outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
       if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
       else outcome = 'lease-lost';
       return ACK;
@@ -352,11 +320,6 @@ export class Runner {
     }
   }
 
-  private trackFinishing(work: Promise<void>): void {
-    this.finishing.add(work);
-    void work.finally(() => this.finishing.delete(work));
-  }
-
   /**
    * The completion of a job whose delivery is already settled. A failure here goes the
    * way of a failed attempt, but always through the outbox (release to PENDING): the
@@ -376,11 +339,15 @@ export class Runner {
     const { registration, message, token, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
-      const { value: row, repeated } = await this.untilCommitted(() =>
-        this.completions.submit({ outboxId: message.outboxId, token, result: args.result, message: null, currentStep: args.step }),
-      );
+      const row = await this.completer.commitAfterSettle({
+        jobId: message.jobId,
+        outboxId: message.outboxId,
+        token,
+        result: args.result,
+        message: null,
+        currentStep: args.step,
+      });
       if (row) this.emit(row, JobEventReason.SUCCEEDED);
-      else if (repeated && (await this.announceIfSucceeded(message.jobId))) outcome = 'completed';
       else outcome = 'lease-lost';
     } catch (error) {
       await this.afterFailure({
@@ -401,34 +368,6 @@ export class Runner {
     } finally {
       this.record(registration.kind, outcome, args.startedAt);
     }
-  }
-
-  /**
-   * Repeats a token-fenced write through a database outage. Repeating is always safe:
-   * once the lease has been rescued or taken, the write simply matches no row.
-   */
-  private async untilCommitted<T>(write: () => Promise<T>): Promise<{ value: T; repeated: boolean }> {
-    const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
-    for (let delay = 100, repeated = false; ; delay = Math.min(delay * 2, 2_000), repeated = true) {
-      try {
-        return { value: await write(), repeated };
-      } catch (error) {
-        if (!isTransientDbError(error) || Date.now() + delay > deadline || this.givingUp) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        if (this.givingUp) throw error;
-      }
-    }
-  }
-
-  /**
-   * A repeated completion that matches no row may have committed the first time, with
-   * only the reply lost: then the job is SUCCEEDED and its event is still owed.
-   */
-  private async announceIfSucceeded(jobId: JobId): Promise<boolean> {
-    const row = await getJob(this.sql, jobId);
-    if (row?.status !== JobStatus.SUCCEEDED) return false;
-    this.emit(row, JobEventReason.SUCCEEDED);
-    return true;
   }
 
   private record(kind: string, outcome: ProcessOutcome, startedAt: number): void {

@@ -1,0 +1,103 @@
+import { Batcher, ItemFailure } from './db/batcher';
+import type { Sql } from './db/sql';
+import { isTransientDbError } from './db/transient-error';
+import { completeJob, completeJobs, type CompleteArgs } from './queries/complete-job';
+import { getJob } from './queries/get-job';
+import type { JobRow } from './queries/job-row';
+import { JobStatus, type JobId } from './types';
+
+/**
+ * How long a finished job's completion is repeated through a database outage before
+ * the job is left to the lease rescuer (which sends it again, to run again).
+ */
+export const COMPLETION_RETRY_FOR_MS = 60_000;
+const FIRST_REPEAT_MS = 100;
+const MAX_REPEAT_MS = 2_000;
+
+/**
+ * Commits SUCCEEDED for jobs whose processor returned a plain value. Completions that
+ * meet in time share one statement (a Batcher); a result the database refuses fails
+ * only its own job. While commits keep up, the runner settles a delivery as soon as its
+ * processor returns and leaves the commit here (`commitAfterSettle`), so a consumer slot
+ * never waits for a commit; `pending` bounds how many may wait so.
+ */
+export class JobCompleter {
+  private readonly batch: Batcher<CompleteArgs, JobRow>;
+  private readonly pending = new Set<Promise<void>>();
+  /** Set when shutdown stops waiting: pending commits stop repeating. */
+  private givingUp = false;
+
+  constructor(
+    private readonly sql: Sql,
+    /** How many commits may wait after their settle; one per consumer slot. */
+    private readonly maxPending: () => number,
+  ) {
+    this.batch = new Batcher<CompleteArgs, JobRow>(async (requests) => {
+      try {
+        const rows = await completeJobs(sql, requests);
+        const byOutbox = new Map(rows.map((row) => [row.completed_outbox_id, row]));
+        return requests.map((r) => byOutbox.get(r.outboxId));
+      } catch (error) {
+        if (requests.length === 1 || isTransientDbError(error)) throw error;
+        // One result the database refuses (or that cannot be serialised) must not fail
+        // the jobs that shared its statement: complete them one by one.
+        return Promise.all(requests.map((r) => completeJob(sql, r).catch((itemError: unknown) => new ItemFailure(itemError))));
+      }
+    });
+  }
+
+  /** Completes a job whose delivery the caller still holds; undefined: the lease was lost. */
+  complete(args: CompleteArgs): Promise<JobRow | undefined> {
+    return this.batch.submit(args);
+  }
+
+  /** Whether one more commit may wait after its settle. */
+  hasRoom(): boolean {
+    return this.pending.size < this.maxPending();
+  }
+
+  /** Keeps `work` (a commit after settle, with its follow-up) until it ends. */
+  track(work: Promise<void>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  /**
+   * Completes a job whose delivery is settled, repeating through a database outage
+   * (always safe: once the lease is rescued or taken, the write matches no row).
+   * Returns the SUCCEEDED row, or undefined when the lease was lost; throws what is not
+   * transient, or once the outage outlasts `COMPLETION_RETRY_FOR_MS`.
+   */
+  async commitAfterSettle(args: CompleteArgs & { jobId: JobId }): Promise<JobRow | undefined> {
+    const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
+    for (let delay = FIRST_REPEAT_MS, repeated = false; ; delay = Math.min(delay * 2, MAX_REPEAT_MS), repeated = true) {
+      try {
+        const row = await this.batch.submit(args);
+        // A repeat that matches no row may follow a commit whose reply was lost: then
+        // the job is SUCCEEDED, and its event is still owed.
+        if (!row && repeated) return succeeded(await getJob(this.sql, args.jobId));
+        return row;
+      } catch (error) {
+        if (!isTransientDbError(error) || Date.now() + delay > deadline || this.givingUp) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (this.givingUp) throw error;
+      }
+    }
+  }
+
+  /** Waits for pending commits up to `timeoutMs`; returns how many were left behind. */
+  async drain(timeoutMs: number): Promise<number> {
+    if (this.pending.size === 0) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([
+      Promise.all([...this.pending]).then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs)))),
+    ]);
+    clearTimeout(timer);
+    if (inTime) return 0;
+    this.givingUp = true;
+    return this.pending.size;
+  }
+}
+
+const succeeded = (row: JobRow | undefined) => (row?.status === JobStatus.SUCCEEDED ? row : undefined);
