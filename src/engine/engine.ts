@@ -88,6 +88,7 @@ export class JobEngine {
   /** Jobs enqueued in a MikroORM transaction, announced once it commits. */
   private readonly awaitingCommit = new WeakMap<object, JobSnapshot[]>();
   private started = false;
+  private stopObservingRunner: (() => void) | undefined;
   /** Reads and the API's writes (cancel, retry): the synchronous pool. */
   private readonly sql: Sql;
 
@@ -180,6 +181,7 @@ export class JobEngine {
     }
     await this.publisher?.start();
     await this.runner?.start();
+    if (this.runner) this.stopObservingRunner = this.metrics.observe(this.runner);
     if (roles.maintenance) this.maintenance.start();
   }
 
@@ -189,6 +191,8 @@ export class JobEngine {
     this.started = false;
     await this.maintenance.stop();
     await this.runner?.stop(graceMs);
+    this.stopObservingRunner?.();
+    this.stopObservingRunner = undefined;
     await this.publisher?.stop();
   }
 

@@ -51,6 +51,11 @@ export class JobCompleter {
     return this.batch.submit(args);
   }
 
+  /** Commits waiting after their settle now. */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
   /** Whether one more commit may wait after its settle. */
   hasRoom(): boolean {
     return this.pending.size < this.maxPending();

@@ -1,4 +1,4 @@
-import { metrics as otel, type Counter, type Histogram, type Meter } from '@opentelemetry/api';
+import { metrics as otel, type Counter, type Histogram, type Meter, type ObservableGauge } from '@opentelemetry/api';
 
 /** The meter's name, as the seed's `Jiaowu.BackgroundJobs` in OpenTelemetry's style. */
 export const METER_NAME = 'jiaowu.background_jobs';
@@ -8,8 +8,16 @@ const DURATION_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 
 export type ProcessOutcome = 'completed' | 'retry' | 'failed' | 'cancelled' | 'retry-limit' | 'lease-lost' | 'released';
 
+/** What a worker process can say about itself right now (the runner). */
+export interface WorkerGaugeSource {
+  activeByKind(): Record<string, number>;
+  completionsPending(): number;
+}
+
 /** The engine's instruments; one place so that names and units stay consistent. */
 export class EngineMetrics {
+  private readonly running: ObservableGauge;
+  private readonly completionsPending: ObservableGauge;
   readonly published: Counter;
   readonly processed: Counter;
   readonly publishDuration: Histogram;
@@ -49,5 +57,27 @@ export class EngineMetrics {
       description: 'Messages stranded in PUBLISHING/PUBLISHED and sent again',
       unit: '{message}',
     });
+    this.running = meter.createObservableGauge('jiaowu.background_jobs.running', {
+      description: 'Jobs whose processor runs in this process now, by kind',
+      unit: '{job}',
+    });
+    this.completionsPending = meter.createObservableGauge('jiaowu.background_jobs.completions_pending', {
+      description: 'Finished jobs of this process whose SUCCEEDED is still being committed after their delivery was settled',
+      unit: '{job}',
+    });
+  }
+
+  /** Reports a runner's gauges at each collection; returns the function that stops it. */
+  observe(source: WorkerGaugeSource): () => void {
+    const running = (result: { observe(value: number, attributes: { kind: string }): void }) => {
+      for (const [kind, count] of Object.entries(source.activeByKind())) result.observe(count, { kind });
+    };
+    const pending = (result: { observe(value: number): void }) => result.observe(source.completionsPending());
+    this.running.addCallback(running);
+    this.completionsPending.addCallback(pending);
+    return () => {
+      this.running.removeCallback(running);
+      this.completionsPending.removeCallback(pending);
+    };
   }
 }

@@ -113,11 +113,16 @@ export class Runner {
     }
   }
 
-  /** Jobs running in this process now, by kind. */
+  /** Jobs running in this process now, by kind (every consumed kind, 0 included). */
   activeByKind(): Record<string, number> {
-    const counts: Record<string, number> = {};
+    const counts: Record<string, number> = Object.fromEntries(this.deps.registry.names().map((kind) => [kind, 0]));
     for (const job of this.running.values()) counts[job.kind] = (counts[job.kind] ?? 0) + 1;
     return counts;
+  }
+
+  /** Finished jobs whose completion is still committing after their settle. */
+  completionsPending(): number {
+    return this.completer.pendingCount();
   }
 
   /**

@@ -13,6 +13,8 @@ let ctx: Awaited<ReturnType<typeof createTestDb>>;
 let engine: JobEngine;
 let http: RunningHttpServer;
 let meterProvider: MeterProvider;
+let releaseHeld: () => void = () => undefined;
+const held = new Promise<void>((resolve) => (releaseHeld = resolve));
 
 beforeAll(async () => {
   ctx = await createTestDb('http_observability');
@@ -23,6 +25,7 @@ beforeAll(async () => {
     registrations: [
       { kind: 'OK', defaults: { consumers: 2 }, processor: async () => 'fine' },
       { kind: 'BAD', defaults: { consumers: 1 }, processor: async () => Promise.reject(new PermanentJobError('bad data')) },
+      { kind: 'HELD', defaults: { consumers: 3 }, processor: async () => held },
     ],
     metrics: new EngineMetrics(meterProvider.getMeter(METER_NAME)),
   });
@@ -31,6 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  releaseHeld();
   await http?.close();
   await engine?.stop(1_000);
   await meterProvider?.shutdown();
@@ -66,5 +70,18 @@ describe('health and metrics endpoints', () => {
     expect(text).toMatch(/jiaowu_background_jobs_processed_total\{[^}]*kind="BAD"[^}]*outcome="failed"[^}]*\} 1/);
     expect(text).toMatch(/jiaowu_background_jobs_publish_duration(_seconds)?_count/);
     expect(text).toMatch(/jiaowu_background_jobs_processing_duration(_seconds)?_count\{[^}]*kind="OK"/);
+  });
+
+  it('gauges what runs in this process now', async () => {
+    const jobs = await Promise.all([0, 1].map(() => engine.enqueue({ kind: 'HELD', input: {} })));
+    await Promise.all(jobs.map(({ job }) => waitForJob(engine, job.id, (j) => j.status === 'RUNNING')));
+    const during = await (await fetch(`${http.url}/metrics`)).text();
+    expect(during).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="HELD"[^}]*\} 2\b/);
+    expect(during).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="OK"[^}]*\} 0\b/);
+    expect(during).toMatch(/jiaowu_background_jobs_completions_pending(\{[^}]*\})? 0\b/);
+    releaseHeld();
+    await Promise.all(jobs.map(({ job }) => waitForJob(engine, job.id)));
+    const after = await (await fetch(`${http.url}/metrics`)).text();
+    expect(after).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="HELD"[^}]*\} 0\b/);
   });
 });
