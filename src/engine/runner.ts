@@ -3,9 +3,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { claimLostDelayMs, retryDelayMs } from './backoff';
+import { Batcher } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
-import { Batcher } from './db/batcher';
 import { JobCompleter } from './job-completer';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
@@ -64,7 +64,7 @@ export class Runner {
   private readonly consumers: ConsumerHandle[] = [];
   private readonly running = new Map<string, RunningJob>();
   private unsubscribe: (() => void) | null = null;
-  /** Claims and completions that meet in time share one statement (see Batcher). */
+  /** Claims that meet in time share one statement (see Batcher); completions too, in the completer. */
   private readonly claims: Batcher<ClaimArgs, ClaimRow>;
   private readonly completer: JobCompleter;
   private shuttingDown = false;
