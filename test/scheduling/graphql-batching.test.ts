@@ -1,4 +1,4 @@
-import { graphql, type GraphQLSchema } from 'graphql';
+import { graphql, parse, subscribe, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Course, Room } from '../../src/academic/entities';
 import { ApiRole } from '../../src/api/auth/viewer';
@@ -112,5 +112,38 @@ describe('nested academic and scheduling fields are batched', () => {
     // The plans, then their terms: two ORM statements for three jobs, not two per job. (The
     // page itself is the engine's, read through its own pool.)
     expect(page.statements).toBe(2);
+  });
+});
+
+describe('a subscription reads the database afresh for each event', () => {
+  it("shows the job's plan as it is when the event goes out, not as the first event found it", async () => {
+    const { plan } = await smallTerm(ctx.db, 'FRESH-1', 9);
+    const job = await startAutomaticSchedule({ em: em(ctx.db), engine }, { planId: plan.id, timeLimitSeconds: 5 }, 'viewer-1');
+    // The engine is not started: the job stays QUEUED until the cancel ends it.
+    const hub = new JobEventHub(engine);
+    try {
+      const contextValue = createContext(
+        { engine, hub, logger: silentLogger, services: { orm: ctx.db.orm } },
+        { subject: 'viewer-1', roles: new Set([ApiRole.ADMIN]), grants: new Set(), expiresAt: null },
+      );
+      const stream = (await subscribe({
+        schema,
+        document: parse(`subscription($id: ID!) { jobProgress(jobId: $id) { reason job { ... on AutomaticScheduleJob { plan { name } } } } }`),
+        variableValues: { id: job.id },
+        contextValue,
+      })) as AsyncGenerator<{ data?: any; errors?: unknown }>;
+      const first = await stream.next();
+      expect(first.value.errors).toBeUndefined();
+      expect(first.value.data.jobProgress.job.plan.name).toBe('Draft timetable');
+      // Renamed between two events of the same subscription (well within a second).
+      await ctx.db.pool.query('UPDATE schedule_plans SET name = $1 WHERE id = $2', ['Renamed', plan.id]);
+      await engine.cancel(job.id);
+      let last = first;
+      for (let next = await stream.next(); !next.done; next = await stream.next()) last = next;
+      expect(last.value.data.jobProgress.reason).toBe('CANCELLED');
+      expect(last.value.data.jobProgress.job.plan.name).toBe('Renamed');
+    } finally {
+      hub.close();
+    }
   });
 });

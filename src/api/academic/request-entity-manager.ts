@@ -9,23 +9,23 @@ declare module '../graphql/context' {
 }
 
 /**
- * How long one EntityManager serves a context. An HTTP request is one short execution;
- * a subscription keeps its context for hours and re-executes per event, so its
- * identity map must not outlive an event or it would show stale plans.
+ * Keyed by the context's per-execution loaders, so an EntityManager lives exactly as
+ * long as one execution: an HTTP request, or one event of a subscription (see
+ * `GraphQLContext.newExecution`). Its identity map then never shows what an earlier
+ * event read.
  */
-const REUSE_MS = 1_000;
-const perRequest = new WeakMap<object, { em: EntityManager; createdAt: number }>();
+const perExecution = new WeakMap<object, EntityManager>();
 
 /**
  * One EntityManager per GraphQL execution (its identity map de-duplicates look-ups of
  * nested fields); the services open their own transactions on it.
  */
 export function entityManagerOf(context: GraphQLContext): EntityManager {
-  const cached = perRequest.get(context.loaders);
-  if (cached && Date.now() - cached.createdAt < REUSE_MS) return cached.em;
+  const cached = perExecution.get(context.loaders);
+  if (cached) return cached;
   const orm = context.services.orm;
   if (!orm) throw new Error('the academic and scheduling resolvers need services.orm in the GraphQL mount');
   const em = orm.em.fork();
-  perRequest.set(context.loaders, { em, createdAt: Date.now() });
+  perExecution.set(context.loaders, em);
   return em;
 }

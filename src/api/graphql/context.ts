@@ -31,7 +31,15 @@ export type GraphQLContext = {
   hub: JobEventHub;
   logger: Logger;
   services: ApiServices;
+  /** Per-execution state (loaders, and what domain modules key on them, like an EntityManager). */
   loaders: Loaders;
+  /**
+   * Starts a new execution on this context: fresh loaders. An HTTP request is one
+   * execution; a subscription keeps its context for hours and executes once per event,
+   * so its resolver calls this for each event, or the event would show what an earlier
+   * one read.
+   */
+  newExecution(): void;
 };
 
 export function createLoaders(engine: JobEngine): Loaders {
@@ -58,6 +66,9 @@ export function createContext(deps: ApiDependencies, viewer: Viewer | null): Gra
     services: deps.services,
     get loaders() {
       return (loaders ??= createLoaders(deps.engine));
+    },
+    newExecution() {
+      loaders = undefined;
     },
   };
 }
