@@ -190,9 +190,12 @@ export class JobEngine {
     if (!this.started) return;
     this.started = false;
     await this.maintenance.stop();
-    await this.runner?.stop(graceMs);
-    this.stopObservingRunner?.();
-    this.stopObservingRunner = undefined;
+    try {
+      await this.runner?.stop(graceMs);
+    } finally {
+      this.stopObservingRunner?.();
+      this.stopObservingRunner = undefined;
+    }
     await this.publisher?.stop();
   }
 

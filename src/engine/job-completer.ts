@@ -18,8 +18,8 @@ const MAX_REPEAT_MS = 2_000;
  * Commits SUCCEEDED for jobs whose processor returned a plain value. Completions that
  * meet in time share one statement (a Batcher); a result the database refuses fails
  * only its own job. While commits keep up, the runner settles a delivery as soon as its
- * processor returns and leaves the commit here (`commitAfterSettle`), so a consumer slot
- * never waits for a commit; `pending` bounds how many may wait so.
+ * processor returns and leaves the commit here (`commit`, kept by `track`), so a
+ * consumer slot never waits for a commit; `pending` bounds how many may wait so.
  */
 export class JobCompleter {
   private readonly batch: Batcher<CompleteArgs, JobRow>;
@@ -46,11 +46,6 @@ export class JobCompleter {
     });
   }
 
-  /** Completes a job whose delivery the caller still holds; undefined: the lease was lost. */
-  complete(args: CompleteArgs): Promise<JobRow | undefined> {
-    return this.batch.submit(args);
-  }
-
   /** Commits waiting after their settle now. */
   pendingCount(): number {
     return this.pending.size;
@@ -68,19 +63,20 @@ export class JobCompleter {
   }
 
   /**
-   * Completes a job whose delivery is settled, repeating through a database outage
-   * (always safe: once the lease is rescued or taken, the write matches no row).
-   * Returns the SUCCEEDED row, or undefined when the lease was lost; throws what is not
-   * transient, or once the outage outlasts `COMPLETION_RETRY_FOR_MS`.
+   * Completes a job, repeating through a database outage (always safe: once the lease
+   * is rescued or taken, the write matches no row). Returns the SUCCEEDED row, or
+   * undefined when the lease was lost; throws what is not transient, or once the outage
+   * outlasts `COMPLETION_RETRY_FOR_MS`.
    */
-  async commitAfterSettle(args: CompleteArgs & { jobId: JobId }): Promise<JobRow | undefined> {
+  async commit(args: CompleteArgs & { jobId: JobId; attempt: number }): Promise<JobRow | undefined> {
     const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
     for (let delay = FIRST_REPEAT_MS, repeated = false; ; delay = Math.min(delay * 2, MAX_REPEAT_MS), repeated = true) {
       try {
         const row = await this.batch.submit(args);
         // A repeat that matches no row may follow a commit whose reply was lost: then
-        // the job is SUCCEEDED, and its event is still owed.
-        if (!row && repeated) return succeeded(await getJob(this.sql, args.jobId));
+        // the job is SUCCEEDED by this attempt, and its event is still owed. (SUCCEEDED
+        // by a later attempt means the lease was lost and another worker finished it.)
+        if (!row && repeated) return succeededBy(await getJob(this.sql, args.jobId), args.attempt);
         return row;
       } catch (error) {
         if (!isTransientDbError(error) || Date.now() + delay > deadline || this.givingUp) throw error;
@@ -105,4 +101,4 @@ export class JobCompleter {
   }
 }
 
-const succeeded = (row: JobRow | undefined) => (row?.status === JobStatus.SUCCEEDED ? row : undefined);
+const succeededBy = (row: JobRow | undefined, attempt: number) => (row?.status === JobStatus.SUCCEEDED && row.attempts === attempt ? row : undefined);

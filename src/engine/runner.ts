@@ -302,7 +302,15 @@ export class Runner {
         return ACK;
       }
       // Commits are falling behind: this one holds its slot (and delivery) until it lands.
-      completedRow = await this.completer.complete({ outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step });
+      completedRow = await this.completer.commit({
+        jobId: job.id,
+        attempt: job.attempts,
+        outboxId: message.outboxId,
+        token,
+        result,
+        message: null,
+        currentStep: unwritten.step,
+      });
       if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
       else outcome = 'lease-lost';
       return ACK;
@@ -344,8 +352,9 @@ export class Runner {
     const { registration, message, token, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
-      const row = await this.completer.commitAfterSettle({
+      const row = await this.completer.commit({
         jobId: message.jobId,
+        attempt: args.attempt,
         outboxId: message.outboxId,
         token,
         result: args.result,

@@ -41,6 +41,17 @@ afterAll(async () => {
   await ctx?.close();
 });
 
+/** The /metrics text once it matches `pattern` (polled; fails after 10 s). */
+async function metricsOnce(pattern: RegExp): Promise<string> {
+  let text = '';
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+    text = await (await fetch(`${http.url}/metrics`)).text();
+    if (pattern.test(text)) break;
+  }
+  expect(text).toMatch(pattern);
+  return text;
+}
+
 describe('health and metrics endpoints', () => {
   it('live, ready and messaging answer with the documented shapes', async () => {
     const live = await fetch(`${http.url}/health/live`);
@@ -79,9 +90,17 @@ describe('health and metrics endpoints', () => {
     expect(during).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="HELD"[^}]*\} 2\b/);
     expect(during).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="OK"[^}]*\} 0\b/);
     expect(during).toMatch(/jiaowu_background_jobs_completions_pending(\{[^}]*\})? 0\b/);
+    // Hold the job rows, so that once the processors return their commits must wait.
+    const blocker = await ctx.db.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT 1 FROM jobs WHERE id = ANY($1::uuid[]) FOR UPDATE', [jobs.map(({ job }) => job.id)]);
     releaseHeld();
+    const committing = await metricsOnce(/jiaowu_background_jobs_completions_pending(\{[^}]*\})? 2\b/);
+    expect(committing).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="HELD"[^}]*\} 0\b/);
+    await blocker.query('COMMIT');
+    blocker.release();
     await Promise.all(jobs.map(({ job }) => waitForJob(engine, job.id)));
-    const after = await (await fetch(`${http.url}/metrics`)).text();
-    expect(after).toMatch(/jiaowu_background_jobs_running\{[^}]*kind="HELD"[^}]*\} 0\b/);
+    // (The count drops just after the SUCCEEDED event goes out.)
+    await metricsOnce(/jiaowu_background_jobs_completions_pending(\{[^}]*\})? 0\b/);
   });
 });

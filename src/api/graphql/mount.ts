@@ -119,8 +119,12 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           };
           return args;
         },
-        onNext: (_ctx, _id, _payload, _args, result) =>
-          result.errors ? { ...result, errors: formatSocketErrors(result.errors) } : undefined,
+        onNext: (_ctx, _id, _payload, args, result) => {
+          // The event is resolved: let its loaders and EntityManager go now rather than
+          // when the next event (maybe hours later) starts a new execution.
+          (args.contextValue as GraphQLContext).newExecution();
+          return result.errors ? { ...result, errors: formatSocketErrors(result.errors) } : undefined;
+        },
         onError: (_ctx, _id, _payload, errors) => formatSocketErrors(errors),
       },
       wsServer,
