@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as academic from '../../src/academic/academic-service';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../src/academic/entities';
-import { EngineError } from '../../src/engine/errors';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, refused } from '../support/engine-harness';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 beforeAll(async () => {
@@ -14,15 +13,6 @@ afterAll(async () => {
 
 const em = () => ctx.db.orm.em.fork();
 
-async function refused(promise: Promise<unknown>, code: string, message: RegExp) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error, String(message)).toBeInstanceOf(EngineError);
-  expect((error as EngineError).code, (error as Error).message).toBe(code);
-  expect((error as EngineError).message).toMatch(message);
-}
 
 async function counts() {
   const e = em();

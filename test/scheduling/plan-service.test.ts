@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AcademicTerm } from '../../src/academic/entities';
-import { EngineError } from '../../src/engine/errors';
 import { DEMO_TERM_CODE, loadDemoData } from '../../src/scheduling/demo-data';
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../src/scheduling/entities';
 import {
@@ -14,7 +13,7 @@ import {
   unlockAssignment,
 } from '../../src/scheduling/plan-service';
 import { buildCttModel, loadTermData } from '../../src/scheduling/term-data';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, refused } from '../support/engine-harness';
 import { em, smallTerm } from './scheduling-harness';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
@@ -25,15 +24,6 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function refused(promise: Promise<unknown>, code: string, message: RegExp) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(EngineError);
-  expect((error as EngineError).code).toBe(code);
-  expect((error as EngineError).message).toMatch(message);
-}
 
 describe('schedule plans', () => {
   it('creates, places, locks, copies and exports; refuses bad input and writes nothing', async () => {
