@@ -72,7 +72,7 @@ export async function findTerm(em: EntityManager, id: string): Promise<AcademicT
 export const listTerms = (em: EntityManager): Promise<AcademicTerm[]> => em.find(AcademicTerm, {}, { orderBy: { createdAt: 'asc', code: 'asc' } });
 
 /** The where-clause for the rows of one term or of several (the GraphQL layer batches terms). */
-const ofTerms = (termIds: string | readonly string[]) => ({ term: { $in: idList('termId', termIds) } });
+export const ofTerms = (termIds: string | readonly string[]) => ({ term: { $in: idList('termId', termIds) } });
 
 export const listTeachers = (em: EntityManager, termIds: string | readonly string[]) => em.find(Teacher, ofTerms(termIds), { orderBy: { code: 'asc' } });
 export const listRooms = (em: EntityManager, termIds: string | readonly string[]) => em.find(Room, ofTerms(termIds), { orderBy: { code: 'asc' } });

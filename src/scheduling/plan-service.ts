@@ -5,6 +5,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../academic/entities';
+import { ofTerms } from '../academic/academic-service';
 import { idList, requireId, requireInt, requireName } from '../academic/validation';
 import { badInput, notFound } from '../engine/errors';
 import { formatSolution } from './ctt/ctt-format';
@@ -58,7 +59,11 @@ export async function findSchedulePlan(em: EntityManager, id: string, forUpdate 
 }
 
 export const listSchedulePlans = (em: EntityManager, termIds: string | readonly string[]) =>
-  em.find(SchedulePlan, { term: { $in: idList('termId', termIds) } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  em.find(SchedulePlan, ofTerms(termIds), { orderBy: { createdAt: 'asc', id: 'asc' } });
+
+/** The PUBLISHED plan of each term that has one. */
+export const listPublishedPlans = (em: EntityManager, termIds: string | readonly string[]) =>
+  em.find(SchedulePlan, { ...ofTerms(termIds), status: SchedulePlanStatus.PUBLISHED });
 
 export const listAssignments = (em: EntityManager, planIds: string | readonly string[]) =>
   em.find(

@@ -23,12 +23,11 @@ import {
   UpdateTeacherInput,
   UpdateTermInput,
 } from './academic.types';
-import { childrenOf, entityById, referenced } from './batch-loaders';
+import { childrenOf, entityById, referenced, termIdOf } from './batch-loaders';
 import { entityManagerOf } from './request-entity-manager';
 
 const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
 const em = entityManagerOf;
-const termOf = (row: { term: { id: string } }) => row.term.id;
 
 @Resolver(() => AcademicTermType)
 export class AcademicTermResolver {
@@ -81,27 +80,27 @@ export class AcademicTermResolver {
 
   @FieldResolver(() => [TeacherType])
   teachers(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Teacher[]> {
-    return childrenOf(ctx, 'Teacher', academic.listTeachers, termOf, term.id);
+    return childrenOf(ctx, 'Teacher', academic.listTeachers, termIdOf, term.id);
   }
 
   @FieldResolver(() => [RoomType])
   rooms(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Room[]> {
-    return childrenOf(ctx, 'Room', academic.listRooms, termOf, term.id);
+    return childrenOf(ctx, 'Room', academic.listRooms, termIdOf, term.id);
   }
 
   @FieldResolver(() => [CourseType])
   courses(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Course[]> {
-    return childrenOf(ctx, 'Course', academic.listCourses, termOf, term.id);
+    return childrenOf(ctx, 'Course', academic.listCourses, termIdOf, term.id);
   }
 
   @FieldResolver(() => [CurriculumType])
   curricula(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Curriculum[]> {
-    return childrenOf(ctx, 'Curriculum', academic.listCurricula, termOf, term.id);
+    return childrenOf(ctx, 'Curriculum', academic.listCurricula, termIdOf, term.id);
   }
 
   @FieldResolver(() => [UnavailabilityType])
   unavailability(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Unavailability[]> {
-    return childrenOf(ctx, 'Unavailability', academic.listUnavailability, termOf, term.id);
+    return childrenOf(ctx, 'Unavailability', academic.listUnavailability, termIdOf, term.id);
   }
 }
 

@@ -52,6 +52,9 @@ export async function referenced<T extends Identified>(ctx: GraphQLContext, enti
   return row;
 }
 
+/** The parent of a term's row, for `childrenOf`. */
+export const termIdOf = (row: { term: { id: string } }): string => row.term.id;
+
 /**
  * The children of one parent (a term's courses, a plan's assignments), fetched together
  * with those of every other parent asked for in the same tick. `load` reads the

@@ -1,15 +1,14 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../../academic/entities';
 import { isId } from '../../academic/validation';
 import type { JobSnapshot } from '../../engine/types';
 import { startAutomaticSchedule } from '../../scheduling/automatic-schedule';
-import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../scheduling/entities';
+import { ScheduleAssignment, SchedulePlan } from '../../scheduling/entities';
 import * as plans from '../../scheduling/plan-service';
 import { publishedTimetable } from '../../scheduling/published-timetable';
 import { publishSchedulePlan } from '../../scheduling/schedule-publish';
 import { AcademicTermType, CourseType, RoomType } from '../academic/academic.types';
-import { childrenOf, entityById, referenced } from '../academic/batch-loaders';
+import { childrenOf, entityById, referenced, termIdOf } from '../academic/batch-loaders';
 import { entityManagerOf } from '../academic/request-entity-manager';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';
@@ -28,7 +27,6 @@ import {
 
 const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
 const em = entityManagerOf;
-const publishedPlansOf = (em: EntityManager, termIds: string[]) => em.find(SchedulePlan, { term: { $in: termIds }, status: SchedulePlanStatus.PUBLISHED });
 
 @Resolver(() => SchedulePlanType)
 export class SchedulePlanResolver {
@@ -131,12 +129,12 @@ export class ScheduleAssignmentResolver {
 export class TermSchedulingResolver {
   @FieldResolver(() => [SchedulePlanType], { description: 'The plans of the term, oldest first.' })
   plans(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan[]> {
-    return childrenOf(ctx, 'SchedulePlan', plans.listSchedulePlans, (row) => row.term.id, term.id);
+    return childrenOf(ctx, 'SchedulePlan', plans.listSchedulePlans, termIdOf, term.id);
   }
 
   @FieldResolver(() => SchedulePlanType, { nullable: true })
   publishedPlan(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan | null> {
-    return childrenOf(ctx, 'PublishedPlan', publishedPlansOf, (row) => row.term.id, term.id).then((rows) => rows[0] ?? null);
+    return childrenOf(ctx, 'PublishedPlan', plans.listPublishedPlans, termIdOf, term.id).then((rows) => rows[0] ?? null);
   }
 
   @Authorized()
