@@ -1,4 +1,5 @@
-import { graphql, parse, subscribe, type GraphQLSchema } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { graphql, parse, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Course, Room } from '../../src/academic/entities';
 import { ApiRole } from '../../src/api/auth/viewer';
@@ -10,6 +11,7 @@ import { silentLogger } from '../../src/engine/logger';
 import { startAutomaticSchedule } from '../../src/scheduling/automatic-schedule';
 import { placeLecture } from '../../src/scheduling/plan-service';
 import { createTestDb } from '../support/engine-harness';
+import { collect, startTestApiServer, wsClient } from '../api/support/api-server';
 import { em, schedulingEngine, smallTerm } from './scheduling-harness';
 
 // Every nested list and reference of the academic and scheduling types, several levels deep.
@@ -119,31 +121,31 @@ describe('a subscription reads the database afresh for each event', () => {
   it("shows the job's plan as it is when the event goes out, not as the first event found it", async () => {
     const { plan } = await smallTerm(ctx.db, 'FRESH-1', 9);
     const job = await startAutomaticSchedule({ em: em(ctx.db), engine }, { planId: plan.id, timeLimitSeconds: 5 }, 'viewer-1');
-    // The engine is not started: the job stays QUEUED until the cancel ends it.
-    const hub = new JobEventHub(engine);
+    // The real socket server (graphql-ws), not started as a worker: the job stays QUEUED until the cancel ends it.
+    const server = await startTestApiServer({ engine, services: { orm: ctx.db.orm } });
+    const client = wsClient(server, server.tokens.admin);
     try {
-      const contextValue = createContext(
-        { engine, hub, logger: silentLogger, services: { orm: ctx.db.orm } },
-        { subject: 'viewer-1', roles: new Set([ApiRole.ADMIN]), grants: new Set(), expiresAt: null },
+      const events = collect(
+        client,
+        parse(`subscription($id: ID!) { jobProgress(jobId: $id) { reason job { ... on AutomaticScheduleJob { plan { name } } } } }`) as TypedDocumentNode<
+          { jobProgress: { reason: string; job: { plan: { name: string } } } },
+          { id: string }
+        >,
+        { id: job.id },
       );
-      const stream = (await subscribe({
-        schema,
-        document: parse(`subscription($id: ID!) { jobProgress(jobId: $id) { reason job { ... on AutomaticScheduleJob { plan { name } } } } }`),
-        variableValues: { id: job.id },
-        contextValue,
-      })) as AsyncGenerator<{ data?: any; errors?: unknown }>;
-      const first = await stream.next();
-      expect(first.value.errors).toBeUndefined();
-      expect(first.value.data.jobProgress.job.plan.name).toBe('Draft timetable');
+      const [first] = await events.first(1);
+      expect(first!.errors).toBeUndefined();
+      expect(first!.data!.jobProgress.job.plan.name).toBe('Draft timetable');
       // Renamed between two events of the same subscription (well within a second).
       await ctx.db.pool.query('UPDATE schedule_plans SET name = $1 WHERE id = $2', ['Renamed', plan.id]);
       await engine.cancel(job.id);
-      let last = first;
-      for (let next = await stream.next(); !next.done; next = await stream.next()) last = next;
-      expect(last.value.data.jobProgress.reason).toBe('CANCELLED');
-      expect(last.value.data.jobProgress.job.plan.name).toBe('Renamed');
+      await events.done;
+      const last = events.results.at(-1)!;
+      expect(last.data!.jobProgress.reason).toBe('CANCELLED');
+      expect(last.data!.jobProgress.job.plan.name).toBe('Renamed');
     } finally {
-      hub.close();
+      await client.dispose();
+      await server.close();
     }
   });
 });

@@ -36,8 +36,8 @@ export type GraphQLContext = {
   /**
    * Starts a new execution on this context: fresh loaders. An HTTP request is one
    * execution; a subscription keeps its context for hours and executes once per event,
-   * so its resolver calls this for each event, or the event would show what an earlier
-   * one read.
+   * so the socket server calls this after each event (`onNext` in mount.ts), or the
+   * next event would show what an earlier one read.
    */
   newExecution(): void;
 };

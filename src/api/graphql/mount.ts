@@ -120,8 +120,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           return args;
         },
         onNext: (_ctx, _id, _payload, args, result) => {
-          // The event is resolved: let its loaders and EntityManager go now rather than
-          // when the next event (maybe hours later) starts a new execution.
+          // One subscription executes once per event on the same context: each event
+          // must start afresh (loaders, EntityManager) or it shows what an earlier one
+          // read. Renewed here, after each result, for every subscription at once.
           (args.contextValue as GraphQLContext).newExecution();
           return result.errors ? { ...result, errors: formatSocketErrors(result.errors) } : undefined;
         },

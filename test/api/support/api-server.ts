@@ -5,6 +5,7 @@ import { createClient, type Client, type ClientOptions } from 'graphql-ws';
 import WebSocket from 'ws';
 import { Authenticator, type AuthSettings } from '../../../src/api/auth/authenticator';
 import { ApiRole } from '../../../src/api/auth/viewer';
+import type { ApiServices } from '../../../src/api/graphql/context';
 import { graphqlMount, type GraphQLSettings } from '../../../src/api/graphql/mount';
 import { startHttpServer, type RunningHttpServer } from '../../../src/api/server';
 import type { JobEngine } from '../../../src/engine/engine';
@@ -43,6 +44,8 @@ export async function startTestApiServer(options: {
   settings?: Partial<GraphQLSettings>;
   auth?: AuthSettings;
   devAdminToken?: string | null;
+  /** What domain resolvers need, e.g. `{ orm }` for the academic and scheduling fields. */
+  services?: ApiServices;
 }): Promise<TestApiServer> {
   const authenticator = new Authenticator(options.auth ?? { ...TEST_JWT });
   const http = await startHttpServer({
@@ -56,6 +59,7 @@ export async function startTestApiServer(options: {
       logger: silentLogger,
       auth: { authenticator, devAdminToken: options.devAdminToken ?? null },
       settings: { ...TEST_GRAPHQL_SETTINGS, ...options.settings },
+      services: options.services,
     }),
   });
   const sign = (sub: string, roles: string[], scope?: string) => authenticator.sign({ sub, roles, scope }, '1h');

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, ID, Resolver, Root, Subscription } from 'type-graphql';
 import type { JobEvent } from '../../../engine/types';
 import type { GraphQLContext } from '../context';
 import { jobEventsStream, jobProgressStream } from '../job-streams';
@@ -16,8 +16,7 @@ export class JobSubscriptionResolver {
       return jobProgressStream(ctx, String(args.jobId), ctx.viewer!);
     },
   })
-  jobProgress(@Root() event: JobEvent, @Arg('jobId', () => ID) _jobId: string, @Ctx() ctx: GraphQLContext): JobEvent {
-    ctx.newExecution();
+  jobProgress(@Root() event: JobEvent, @Arg('jobId', () => ID) _jobId: string): JobEvent {
     return event;
   }
 
@@ -29,12 +28,7 @@ export class JobSubscriptionResolver {
       return jobEventsStream(ctx.hub, args.kinds as string[] | null | undefined, ctx.viewer!);
     },
   })
-  jobEvents(
-    @Root() event: JobEvent,
-    @Ctx() ctx: GraphQLContext,
-    @Arg('kinds', () => [JobKind], { nullable: true }) _kinds?: JobKind[] | null,
-  ): JobEvent {
-    ctx.newExecution();
+  jobEvents(@Root() event: JobEvent, @Arg('kinds', () => [JobKind], { nullable: true }) _kinds?: JobKind[] | null): JobEvent {
     return event;
   }
 }
