@@ -12,6 +12,9 @@ import { JobStatus, type JobId } from './types';
  */
 export const COMPLETION_RETRY_FOR_MS = 60_000;
 const FIRST_REPEAT_MS = 100;
+
+/** A completion, with what a repeat needs to recognise its own earlier commit. */
+export type Completion = CompleteArgs & { jobId: JobId; attempt: number };
 const MAX_REPEAT_MS = 2_000;
 
 /**
@@ -68,7 +71,7 @@ export class JobCompleter {
    * undefined when the lease was lost; throws what is not transient, or once the outage
    * outlasts `COMPLETION_RETRY_FOR_MS`.
    */
-  async commit(args: CompleteArgs & { jobId: JobId; attempt: number }): Promise<JobRow | undefined> {
+  async commit(args: Completion): Promise<JobRow | undefined> {
     const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
     for (let delay = FIRST_REPEAT_MS, repeated = false; ; delay = Math.min(delay * 2, MAX_REPEAT_MS), repeated = true) {
       try {

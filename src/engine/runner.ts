@@ -6,7 +6,7 @@ import { claimLostDelayMs, retryDelayMs } from './backoff';
 import { Batcher } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
-import { JobCompleter } from './job-completer';
+import { JobCompleter, type Completion } from './job-completer';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
 import { claimMessages, getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
@@ -294,25 +294,14 @@ export class Runner {
       // broker's prefetch window) through two more round trips per job. The token still
       // fences the completion; should this process die before it commits, the job's
       // lease runs out and the lease rescuer sends it again, as for any crash mid-job.
+      const completion: Completion = { jobId: job.id, attempt: job.attempts, outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step };
       if (this.completer.hasRoom()) {
         settledEarly = true;
-        this.completer.track(
-          this.completeAfterSettling({ registration, message, token, result, step: unwritten.step, attempt: job.attempts, attemptLimit, logger, startedAt }),
-        );
+        this.completer.track(this.completeAfterSettling({ registration, message, completion, attemptLimit, logger, startedAt }));
         return ACK;
       }
       // Commits are falling behind: this one holds its slot (and delivery) until it lands.
-      completedRow = await this.completer.commit({
-        jobId: job.id,
-        attempt: job.attempts,
-        outboxId: message.outboxId,
-        token,
-        result,
-        message: null,
-        currentStep: unwritten.step,
-      });
-      if (completedRow) this.emit(completedRow, JobEventReason.SUCCEEDED);
-      else outcome = 'lease-lost';
+      outcome = await this.commitSuccess(completion);
       return ACK;
     } catch (error) {
       await heartbeat.stop();
@@ -341,36 +330,23 @@ export class Runner {
   private async completeAfterSettling(args: {
     registration: KindRegistration;
     message: JobMessage;
-    token: string;
-    result: unknown;
-    step: string | null | undefined;
-    attempt: number;
+    completion: Completion;
     attemptLimit: number;
     logger: Logger;
     startedAt: number;
   }): Promise<void> {
-    const { registration, message, token, logger } = args;
+    const { registration, message, completion, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
-      const row = await this.completer.commit({
-        jobId: message.jobId,
-        attempt: args.attempt,
-        outboxId: message.outboxId,
-        token,
-        result: args.result,
-        message: null,
-        currentStep: args.step,
-      });
-      if (row) this.emit(row, JobEventReason.SUCCEEDED);
-      else outcome = 'lease-lost';
+      outcome = await this.commitSuccess(completion);
     } catch (error) {
       await this.afterFailure({
         registration,
         message,
-        token,
+        token: completion.token,
         error,
         abortReason: null,
-        attempt: args.attempt,
+        attempt: completion.attempt,
         attemptLimit: args.attemptLimit,
         logger,
         setOutcome: (o) => (outcome = o),
@@ -382,6 +358,14 @@ export class Runner {
     } finally {
       this.record(registration.kind, outcome, args.startedAt);
     }
+  }
+
+  /** Commits SUCCEEDED and announces it; `lease-lost` when the token no longer holds. */
+  private async commitSuccess(completion: Completion): Promise<ProcessOutcome> {
+    const row = await this.completer.commit(completion);
+    if (!row) return 'lease-lost';
+    this.emit(row, JobEventReason.SUCCEEDED);
+    return 'completed';
   }
 
   private record(kind: string, outcome: ProcessOutcome, startedAt: number): void {
