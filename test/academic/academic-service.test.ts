@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as academic from '../../src/academic/academic-service';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../src/academic/entities';
-import { createTestDb, refused } from '../support/engine-harness';
+import { createTestDb } from '../support/engine-harness';
+import { refused } from '../support/refused';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 beforeAll(async () => {

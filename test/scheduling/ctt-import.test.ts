@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCourses, listCurricula, listRooms, listTeachers, listTerms, listUnavailability } from '../../src/academic/academic-service';
 import { importCurriculumTimetabling } from '../../src/scheduling/ctt-import';
 import { AcademicTerm } from '../../src/academic/entities';
-import { createTestDb, refused } from '../support/engine-harness';
+import { createTestDb } from '../support/engine-harness';
+import { refused } from '../support/refused';
 
 const DATASETS = join(__dirname, '../../../shared/datasets/itc2007-ctt');
 const comp01 = () => readFileSync(join(DATASETS, 'comp01.ctt'), 'utf8');

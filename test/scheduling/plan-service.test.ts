@@ -13,7 +13,8 @@ import {
   unlockAssignment,
 } from '../../src/scheduling/plan-service';
 import { buildCttModel, loadTermData } from '../../src/scheduling/term-data';
-import { createTestDb, refused } from '../support/engine-harness';
+import { createTestDb } from '../support/engine-harness';
+import { refused } from '../support/refused';
 import { em, smallTerm } from './scheduling-harness';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;

@@ -1,7 +1,5 @@
 import type { Pool } from 'pg';
-import { expect } from 'vitest';
 import { openDatabase, type Database } from '../../src/database';
-import { EngineError } from '../../src/engine/errors';
 import { JobEngine, type EngineRoles, type EngineSettings } from '../../src/engine/engine';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
@@ -112,15 +110,4 @@ export async function outboxRows(pool: Pool, jobId: string) {
     [jobId],
   );
   return rows;
-}
-
-/** Expects `promise` to be refused with an EngineError of `code` whose message matches. */
-export async function refused(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error, String(message)).toBeInstanceOf(EngineError);
-  expect((error as EngineError).code, (error as Error).message).toBe(code);
-  expect((error as EngineError).message).toMatch(message);
 }
