@@ -18,7 +18,7 @@ import { solveCtt } from '../../src/scheduling/ctt/solver';
 /** The repository root: this file runs from test/bench/ (ts-node) or dist/test/bench/ (compiled). */
 function repoRoot(): string {
   let dir = __dirname;
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 8; i++) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     dir = resolve(dir, '..');
   }
