@@ -63,6 +63,10 @@ export interface Config {
     maxComplexity: number;
     maxBodyBytes: number;
     maxWsPayloadBytes: number;
+    /** How often an API process compares the jobs its subscriptions watch with the database. */
+    subscriptionResyncIntervalMs: number;
+    /** Most job ids one such comparison reads. */
+    subscriptionResyncBatchSize: number;
   };
 }
 
@@ -190,6 +194,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxComplexity: int(env, 'GRAPHQL_MAX_COMPLEXITY', 1_000, 10, 1_000_000),
       maxBodyBytes: int(env, 'GRAPHQL_MAX_BODY_BYTES', 1_048_576, 1_024, 104_857_600),
       maxWsPayloadBytes: int(env, 'GRAPHQL_MAX_WS_PAYLOAD_BYTES', 65_536, 1_024, 104_857_600),
+      subscriptionResyncIntervalMs: int(env, 'SUBSCRIPTION_RESYNC_INTERVAL_MS', 3_000, 100, 600_000),
+      subscriptionResyncBatchSize: int(env, 'SUBSCRIPTION_RESYNC_BATCH_SIZE', 1_000, 1, 10_000),
     },
   };
 }

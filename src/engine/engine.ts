@@ -16,6 +16,7 @@ import { EngineMetrics } from './metrics';
 import { OutboxPublisher, OutboxWaker } from './publisher';
 import { cancelJob } from './queries/cancel-job';
 import { getJob } from './queries/get-job';
+import { getJobsAhead, type WatchedSequence } from './queries/get-jobs-ahead';
 import { getJobsByIds, listJobs, type ListJobsPage, type ListJobsRequest } from './queries/list-jobs';
 import { toSnapshot } from './queries/job-row';
 import { recoverOnStartup } from './queries/recover-on-startup';
@@ -235,6 +236,15 @@ export class JobEngine {
     return getJobsByIds(this.sql, jobIds);
   }
 
+  /**
+   * The watched jobs whose row is newer than the sequence their watcher has, in one
+   * query (callers batch; see get-jobs-ahead). `settledForMs` leaves out changes younger
+   * than that, whose event is normally still on its way.
+   */
+  async getJobsAhead(watched: readonly WatchedSequence[], settledForMs = 0): Promise<JobSnapshot[]> {
+    return getJobsAhead(this.sql, watched, settledForMs);
+  }
+
   /** Cancel: a queued job ends at once; a running one is asked to stop (cooperatively). */
   async cancel(jobId: string): Promise<JobSnapshot> {
     const row = await cancelJob(this.sql, jobId);
@@ -279,6 +289,15 @@ export class JobEngine {
     return this.options.bus.subscribe(listener);
   }
 
+  /**
+   * Called each time events from other processes reach this process again (the event
+   * bus connected or reconnected): what was published in between is lost to it, so a
+   * watcher reads its jobs again.
+   */
+  onEventsConnected(listener: () => void): () => void {
+    return this.options.bus.onConnected(listener);
+  }
+
   private announce(jobs: JobSnapshot[]): void {
     this.waker.committed();
     for (const job of jobs) this.options.bus.publish(eventOf(job, JobEventReason.ENQUEUED));
@@ -301,4 +320,4 @@ export class JobEngine {
   }
 }
 
-export type { JobId };
+export type { JobId, WatchedSequence };

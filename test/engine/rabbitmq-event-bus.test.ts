@@ -182,10 +182,16 @@ describe.runIf(requireRabbit())('RabbitMqEventBus across a connection cut (TCP p
     await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
   });
 
-  it('never throws while down, sends the latest buffered snapshot per job on reconnect, and re-binds its queue', async () => {
+  it('never throws while down, sends the latest buffered snapshot per job on reconnect, re-binds its queue, and says it is back', async () => {
     const atSteady = collector(steady);
     const atCut = collector(cutBus);
     const oldQueue = cutBus.queue;
+    let reconnects = 0;
+    let queueWhenReconnected: string | null = null;
+    cutBus.onConnected(() => {
+      reconnects++;
+      queueWhenReconnected = cutBus.queue;
+    });
 
     await proxy.pause('refuse');
     proxy.cut();
@@ -201,6 +207,10 @@ describe.runIf(requireRabbit())('RabbitMqEventBus across a connection cut (TCP p
 
     await proxy.resume();
     await waitUntil('reconnected', () => cutBus.connectionState() === 'connected', 15_000);
+    // Said once, when its new queue already consumes (what others send from then on arrives).
+    expect(reconnects).toBe(1);
+    expect(queueWhenReconnected).toMatch(/^amq\.gen-/);
+    expect(queueWhenReconnected).not.toBe(oldQueue);
     await waitUntil('the buffered snapshot to arrive', () => atSteady.length === 1);
     await sleep(200);
     expect(atSteady.map((e) => e.sequence)).toEqual([5]);

@@ -1,68 +1,182 @@
-import type { JobEvent } from '../../engine/types';
+import { isTerminal, type JobEvent, type JobStatus } from '../../engine/types';
 
 export type HubListener = (event: JobEvent) => void;
+
+/**
+ * How many jobs' newest sequences the hub remembers for its every-job listeners
+ * (dashboards) while any listen, to drop a repeated or stale event of those jobs. A
+ * repeat comes within seconds of the original (a re-read racing the event, a reconnect
+ * flush), long before 50,000 other jobs have changed; the memory is a few MB.
+ */
+export const RECENT_JOBS_LIMIT = 50_000;
+
+/** A job some listener of this process watches, and the newest state its listeners were given. */
+export interface WatchedJob {
+  jobId: string;
+  /** The newest sequence handed to the job's listeners; -1 before the first. */
+  sequence: number;
+  /** Its status then; null before the first. */
+  status: JobStatus | null;
+}
+
+/** One listener of one job. */
+export interface JobWatch {
+  /** Stops listening. */
+  stop(): void;
+  /**
+   * The listener read `event` itself (its first snapshot, from the database). Raises
+   * the job's sequence to it, and hands it to the job's other listeners when it is newer
+   * than what they have: they must not lose it when its own event then arrives and is
+   * dropped as a repeat.
+   */
+  seen(event: JobEvent): void;
+}
+
+interface JobEntry {
+  /** One listener (the common case) is kept without a Set. */
+  listeners: HubListener | Set<HubListener>;
+  sequence: number;
+  status: JobStatus | null;
+}
 
 /**
  * Fans the engine's one event stream out to this process's subscribers: per-job
  * listener sets looked up by job id (a subscription to one job costs O(1) per event,
  * not a filter over every event), plus a set of listeners for every job (dashboards).
+ *
+ * Each listener gets a job's events in rising sequence, each sequence once: an event
+ * not newer than what the job's listeners (or, for every-job listeners, the recent
+ * window) already had is dropped — a repeat from the broker, a re-read that raced the
+ * event, an event overtaken by a newer one. Every event is a whole snapshot, so the
+ * newest is all a listener needs.
+ *
+ * A watched job whose sequence jumps (event > last + 1) lost an event on the way;
+ * `onSequenceGap` hears of it, so the job can be read again (see JobResync).
  */
 export class JobEventHub {
-  private readonly byJob = new Map<string, Set<HubListener> | HubListener>();
+  private readonly byJob = new Map<string, JobEntry>();
   private readonly everyJob = new Set<HubListener>();
+  /** jobId → newest sequence given to the every-job listeners; kept only while there are any. */
+  private readonly recent = new Map<string, number>();
   private readonly unsubscribe: () => void;
+  private gapListener: ((jobId: string) => void) | null = null;
   private jobListenerCount = 0;
+  private dropped = 0;
 
   constructor(source: { subscribe(listener: (event: JobEvent) => void): () => void }) {
     this.unsubscribe = source.subscribe((event) => this.dispatch(event));
   }
 
+  /** An event from the bus. */
   dispatch(event: JobEvent): void {
-    const entry = this.byJob.get(event.jobId);
-    if (entry !== undefined) {
-      if (typeof entry === 'function') safely(entry, event);
-      else for (const listener of entry) safely(listener, event);
-    }
-    for (const listener of this.everyJob) safely(listener, event);
+    this.route(event, true);
   }
 
-  /** Listen to one job's events; returns the function that stops listening. */
-  watchJob(jobId: string, listener: HubListener): () => void {
-    // One listener (the common case) is stored without a Set.
-    const entry = this.byJob.get(jobId);
-    if (entry === undefined) this.byJob.set(jobId, listener);
-    else if (typeof entry === 'function') this.byJob.set(jobId, new Set([entry, listener]));
-    else entry.add(listener);
+  /** A job's state read again from the database: delivered like an event, if newer. */
+  offer(event: JobEvent): void {
+    this.route(event, false);
+  }
+
+  /** Listen to one job's events. */
+  watchJob(jobId: string, listener: HubListener): JobWatch {
+    let entry = this.byJob.get(jobId);
+    if (entry === undefined) {
+      entry = { listeners: listener, sequence: -1, status: null };
+      this.byJob.set(jobId, entry);
+    } else if (typeof entry.listeners === 'function') entry.listeners = new Set([entry.listeners, listener]);
+    else entry.listeners.add(listener);
     this.jobListenerCount++;
+    const watched = entry;
     let active = true;
-    return () => {
-      if (!active) return;
-      active = false;
-      this.jobListenerCount--;
-      const current = this.byJob.get(jobId);
-      if (current === listener) this.byJob.delete(jobId);
-      else if (current !== undefined && typeof current !== 'function') {
-        current.delete(listener);
-        if (current.size === 1) this.byJob.set(jobId, current.values().next().value!);
-        else if (current.size === 0) this.byJob.delete(jobId);
-      }
+    return {
+      stop: () => {
+        if (!active) return;
+        active = false;
+        this.jobListenerCount--;
+        if (watched.listeners === listener) {
+          if (this.byJob.get(jobId) === watched) this.byJob.delete(jobId);
+        } else if (typeof watched.listeners !== 'function') {
+          watched.listeners.delete(listener);
+          if (watched.listeners.size === 1) watched.listeners = watched.listeners.values().next().value!;
+        }
+      },
+      seen: (event) => {
+        if (active) this.toJobListeners(watched, event, false);
+      },
     };
   }
 
   /** Listen to every job's events. */
   watchAll(listener: HubListener): () => void {
     this.everyJob.add(listener);
-    return () => void this.everyJob.delete(listener);
+    return () => {
+      this.everyJob.delete(listener);
+      if (this.everyJob.size === 0) this.recent.clear();
+    };
   }
 
-  get stats(): { jobs: number; jobListeners: number; allListeners: number } {
-    return { jobs: this.byJob.size, jobListeners: this.jobListenerCount, allListeners: this.everyJob.size };
+  /** Hears of each watched job whose sequence jumped (one listener). */
+  onSequenceGap(listener: (jobId: string) => void): void {
+    this.gapListener = listener;
+  }
+
+  /** The jobs watched now and what their listeners have. */
+  *watchedJobs(): Generator<WatchedJob> {
+    for (const [jobId, entry] of this.byJob) yield { jobId, sequence: entry.sequence, status: entry.status };
+  }
+
+  /** One watched job and what its listeners have; undefined when nobody watches it. */
+  watchedJob(jobId: string): WatchedJob | undefined {
+    const entry = this.byJob.get(jobId);
+    return entry && { jobId, sequence: entry.sequence, status: entry.status };
+  }
+
+  get stats(): { jobs: number; jobListeners: number; allListeners: number; dropped: number } {
+    return { jobs: this.byJob.size, jobListeners: this.jobListenerCount, allListeners: this.everyJob.size, dropped: this.dropped };
   }
 
   close(): void {
     this.unsubscribe();
     this.byJob.clear();
     this.everyJob.clear();
+    this.recent.clear();
+    this.gapListener = null;
+  }
+
+  private route(event: JobEvent, fromBus: boolean): void {
+    const entry = this.byJob.get(event.jobId);
+    if (entry !== undefined && !this.toJobListeners(entry, event, fromBus)) this.dropped++;
+    if (this.everyJob.size > 0 && this.isNewForEveryJob(event)) {
+      for (const listener of this.everyJob) safely(listener, event);
+    }
+  }
+
+  /** False when the job's listeners already have this sequence or a newer one. */
+  private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean): boolean {
+    if (event.sequence <= entry.sequence) return false;
+    const gap = detectGap && entry.sequence >= 0 && event.sequence > entry.sequence + 1 && !isTerminal(event.status);
+    entry.sequence = event.sequence;
+    entry.status = event.status;
+    const listeners = entry.listeners;
+    if (typeof listeners === 'function') safely(listeners, event);
+    else for (const listener of listeners) safely(listener, event);
+    if (gap) this.gapListener?.(event.jobId);
+    return true;
+  }
+
+  private isNewForEveryJob(event: JobEvent): boolean {
+    const last = this.recent.get(event.jobId);
+    if (last !== undefined) {
+      if (event.sequence <= last) {
+        this.dropped++;
+        return false;
+      }
+      this.recent.delete(event.jobId); // re-inserted last: the map's order is recency
+    } else if (this.recent.size >= RECENT_JOBS_LIMIT) {
+      this.recent.delete(this.recent.keys().next().value!);
+    }
+    this.recent.set(event.jobId, event.sequence);
+    return true;
   }
 }
 

@@ -14,7 +14,8 @@ export const snapshotEvent = (job: JobSnapshot): JobEvent => eventOf(job, JobEve
 /**
  * One job's progress: listen first, then read the snapshot, so no event falls
  * between them; deliver the snapshot, then every event with a higher sequence (no
- * duplicate, no step back); end after a terminal status.
+ * duplicate, no step back); end after a terminal status. Events lost on the way are
+ * made good by the hub's re-reads (JobResync), which arrive here as SNAPSHOT events.
  */
 export async function jobProgressStream(
   deps: { engine: JobEngine; hub: JobEventHub },
@@ -30,10 +31,11 @@ export async function jobProgressStream(
     stream.push(event);
     if (isTerminal(event.status)) stream.end();
   };
-  const stopListening = deps.hub.watchJob(jobId, (event) => {
+  const watch = deps.hub.watchJob(jobId, (event) => {
     if (early) early.push(event);
     else deliver(event);
   });
+  const stopListening = () => watch.stop();
   const stream = new EventStream<JobEvent>(stopListening);
   let job: JobSnapshot | null;
   try {
@@ -46,14 +48,19 @@ export async function jobProgressStream(
     stopListening();
     throw notFoundError(`No job with id ${jobId}`);
   }
-  deliver(snapshotEvent(job));
+  const snapshot = snapshotEvent(job);
+  deliver(snapshot);
   const pending = early.sort((a, b) => a.sequence - b.sequence);
   early = null;
   for (const event of pending) deliver(event);
+  watch.seen(snapshot);
   return stream;
 }
 
-/** Every visible job's events, optionally of some kinds only; never ends by itself. */
+/**
+ * Every visible job's events, optionally of some kinds only; never ends by itself. The
+ * hub gives each job's events in rising sequence, each once.
+ */
 export function jobEventsStream(hub: JobEventHub, kinds: readonly string[] | null | undefined, viewer: Viewer): AsyncIterableIterator<JobEvent> {
   const kindSet = kinds && kinds.length > 0 ? new Set(kinds) : null;
   const stream: EventStream<JobEvent> = new EventStream<JobEvent>(

@@ -18,6 +18,7 @@ import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { JobEventHub } from './job-event-hub';
+import { JobResync } from './job-resync';
 import { complexityError, depthLimitRule } from './limits';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -50,6 +51,11 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const { engine, logger, auth, settings } = options;
     const schema = await buildApiSchema();
     const hub = new JobEventHub(engine);
+    // Lost events of watched jobs are made good by reading those jobs again.
+    const resync = new JobResync(
+      { engine, hub, logger },
+      { intervalMs: settings.subscriptionResyncIntervalMs, batchSize: settings.subscriptionResyncBatchSize },
+    );
     const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {} };
     const formatError = createErrorFormatter({
       production: settings.production,
@@ -197,8 +203,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       });
     }
 
+    resync.start();
     return async () => {
       await apollo.stop();
+      await resync.close();
       hub.close();
     };
   };

@@ -1,13 +1,17 @@
 import type { JobEvent } from '../types';
 import type { ConnectionState } from '../transport/transport';
-import type { EventBus, JobEventListener } from './event-bus';
+import { notifyConnected, type ConnectedListener, type EventBus, type JobEventListener } from './event-bus';
 
 /** Delivers each event to this process's listeners, asynchronously so a slow listener never delays the writer. */
 export class InMemoryEventBus implements EventBus {
   readonly name = 'in-memory' as const;
   private readonly listeners = new Set<JobEventListener>();
+  private readonly connectedListeners = new Set<ConnectedListener>();
 
-  async start(): Promise<void> {}
+  /** Connected from here on, and for good: the one `onConnected` call it makes. */
+  async start(): Promise<void> {
+    if (!this.closed) notifyConnected(this.connectedListeners);
+  }
 
   publish(event: JobEvent): void {
     if (this.listeners.size === 0) return;
@@ -30,6 +34,11 @@ export class InMemoryEventBus implements EventBus {
     return () => this.listeners.delete(listener);
   }
 
+  onConnected(listener: ConnectedListener): () => void {
+    this.connectedListeners.add(listener);
+    return () => this.connectedListeners.delete(listener);
+  }
+
   get listenerCount(): number {
     return this.listeners.size;
   }
@@ -43,5 +52,7 @@ export class InMemoryEventBus implements EventBus {
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
+    this.connectedListeners.clear();
   }
 }
+

@@ -3,7 +3,7 @@ import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from '../transport/rabbitmq-connection';
 import { JobEventReason, type JobEvent } from '../types';
-import type { EventBus, JobEventListener } from './event-bus';
+import { notifyConnected, type ConnectedListener, type EventBus, type JobEventListener } from './event-bus';
 import { InMemoryEventBus } from './in-memory-event-bus';
 
 export interface RabbitMqEventBusOptions {
@@ -50,7 +50,8 @@ const ORIGIN_HEADER = 'x-jiaowu-origin';
  * Recovery: the same recovering connection as the transport; after every reconnect the
  * exchange is redeclared and a new queue is declared, bound and consumed (the old one
  * was exclusive to the dead connection and is gone). Events published while this
- * process had no queue are missed — a subscriber reads the job's snapshot again.
+ * process had no queue are missed: `onConnected` fires once the new queue consumes,
+ * and the watchers read the jobs they watch again.
  */
 export class RabbitMqEventBus implements EventBus {
   readonly name = 'rabbitmq' as const;
@@ -61,6 +62,7 @@ export class RabbitMqEventBus implements EventBus {
   private readonly origin = randomUUID();
   private readonly bufferLimit: number;
   private readonly buffer = new Map<string, JobEvent>();
+  private readonly connectedListeners = new Set<ConnectedListener>();
   private outgoing: JobEvent[] = [];
   private channel: Channel | null = null;
   private queueName: string | null = null;
@@ -78,7 +80,8 @@ export class RabbitMqEventBus implements EventBus {
       recovery: options.recovery,
     });
     this.connection.onSetup((model) => this.setup(model));
-    this.connection.on('connected', () => this.flush());
+    // 'connected' comes after every setup step: the new queue is bound and consuming.
+    this.connection.on('connected', () => this.receiving());
   }
 
   async start(): Promise<void> {
@@ -120,6 +123,17 @@ export class RabbitMqEventBus implements EventBus {
     return this.local.subscribe(listener);
   }
 
+  onConnected(listener: ConnectedListener): () => void {
+    this.connectedListeners.add(listener);
+    return () => this.connectedListeners.delete(listener);
+  }
+
+  /** A queue of this process consumes again (a new connection, or a re-opened channel). */
+  private receiving(): void {
+    this.flush();
+    if (!this.closed) notifyConnected(this.connectedListeners);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.sendOutgoing();
@@ -130,6 +144,7 @@ export class RabbitMqEventBus implements EventBus {
     if (channel) await channel.close().catch(() => undefined);
     await this.connection.close();
     this.buffer.clear();
+    this.connectedListeners.clear();
     await this.local.close();
   }
 
@@ -217,7 +232,7 @@ export class RabbitMqEventBus implements EventBus {
       const model = this.connection.state === 'connected' ? this.connection.model : null;
       if (!model) return; // the reconnect's setup opens it
       this.openChannel(model).then(
-        () => this.flush(),
+        () => this.receiving(),
         (error) => {
           this.logger.warn({ err: error }, 'event bus channel reopen failed');
           this.scheduleReopen();

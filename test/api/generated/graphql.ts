@@ -10,7 +10,7 @@ export const HealthStatus = {
 } as const;
 
 export type HealthStatus = typeof HealthStatus[keyof typeof HealthStatus];
-/** Why a job event was sent; SNAPSHOT is the current state sent first to a new subscriber. */
+/** Why a job event was sent; SNAPSHOT is the job's state read from the database: sent first to a new subscriber, and later in place of events lost on the way. */
 export const JobEventReason = {
   Cancelled: 'CANCELLED',
   CancelRequested: 'CANCEL_REQUESTED',

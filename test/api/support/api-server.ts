@@ -21,6 +21,8 @@ export const TEST_GRAPHQL_SETTINGS: GraphQLSettings = {
   maxComplexity: 1_000,
   maxBodyBytes: 64 * 1024,
   maxWsPayloadBytes: 16 * 1024,
+  subscriptionResyncIntervalMs: 3_000,
+  subscriptionResyncBatchSize: 1_000,
 };
 
 export interface TestApiServer {

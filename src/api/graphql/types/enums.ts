@@ -10,7 +10,8 @@ registerEnumType(JobStatus, {
 });
 registerEnumType(JobEventReason, {
   name: 'JobEventReason',
-  description: 'Why a job event was sent; SNAPSHOT is the current state sent first to a new subscriber.',
+  description:
+    "Why a job event was sent; SNAPSHOT is the job's state read from the database: sent first to a new subscriber, and later in place of events lost on the way.",
 });
 registerEnumType(HealthStatus, { name: 'HealthStatus' });
 
