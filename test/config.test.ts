@@ -129,3 +129,19 @@ describe('the process with a bad setting', () => {
     expect(result.stdout).toBe('');
   }, 60_000);
 });
+
+describe('subscription re-read settings', () => {
+  it('default to a 3 s sweep of at most 1000 jobs per query, take good values and refuse others naming the variable', () => {
+    expect(loadConfig({}).graphql).toMatchObject({ subscriptionResyncIntervalMs: 3_000, subscriptionResyncBatchSize: 1_000 });
+    expect(loadConfig({ SUBSCRIPTION_RESYNC_INTERVAL_MS: '250', SUBSCRIPTION_RESYNC_BATCH_SIZE: '50' }).graphql).toMatchObject({
+      subscriptionResyncIntervalMs: 250,
+      subscriptionResyncBatchSize: 50,
+    });
+    const interval = configError({ SUBSCRIPTION_RESYNC_INTERVAL_MS: '0' });
+    expect(interval.variable).toBe('SUBSCRIPTION_RESYNC_INTERVAL_MS');
+    expect(interval.message).toMatch(/from 100 to 600000/);
+    const batch = configError({ SUBSCRIPTION_RESYNC_BATCH_SIZE: '10001' });
+    expect(batch.variable).toBe('SUBSCRIPTION_RESYNC_BATCH_SIZE');
+    expect(batch.message).toMatch(/from 1 to 10000/);
+  });
+});

@@ -101,7 +101,7 @@ export class JobEventHub {
         }
       },
       seen: (event) => {
-        if (active) this.toJobListeners(watched, event, false);
+        if (active) this.toJobListeners(watched, event, false, listener);
       },
     };
   }
@@ -131,6 +131,7 @@ export class JobEventHub {
     return entry && { jobId, sequence: entry.sequence, status: entry.status };
   }
 
+  /** `dropped`: events not given to an audience (the job's watchers, the every-job listeners) that already had them. */
   get stats(): { jobs: number; jobListeners: number; allListeners: number; dropped: number } {
     return { jobs: this.byJob.size, jobListeners: this.jobListenerCount, allListeners: this.everyJob.size, dropped: this.dropped };
   }
@@ -152,14 +153,15 @@ export class JobEventHub {
   }
 
   /** False when the job's listeners already have this sequence or a newer one. */
-  private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean): boolean {
+  private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean, except?: HubListener): boolean {
     if (event.sequence <= entry.sequence) return false;
     const gap = detectGap && entry.sequence >= 0 && event.sequence > entry.sequence + 1 && !isTerminal(event.status);
     entry.sequence = event.sequence;
     entry.status = event.status;
     const listeners = entry.listeners;
-    if (typeof listeners === 'function') safely(listeners, event);
-    else for (const listener of listeners) safely(listener, event);
+    if (typeof listeners === 'function') {
+      if (listeners !== except) safely(listeners, event);
+    } else for (const listener of listeners) if (listener !== except) safely(listener, event);
     if (gap) this.gapListener?.(event.jobId);
     return true;
   }

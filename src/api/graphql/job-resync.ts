@@ -68,6 +68,8 @@ export class JobResync {
   private sweepTimer: NodeJS.Timeout | null = null;
   private stopListening: (() => void) | null = null;
   private closed = false;
+  /** Whether the last query failed: an outage is logged once as a warning, not every try. */
+  private failing = false;
 
   constructor(
     private readonly deps: { engine: JobResyncSource; hub: JobEventHub; logger: Logger },
@@ -107,8 +109,9 @@ export class JobResync {
 
   /**
    * Does what is due now — a reconnect pass, the gaps, a sweep — one query at a time,
-   * and resolves with how many snapshots it handed to the hub. A failed query leaves
-   * its work due and rejects.
+   * and resolves with how many snapshots it handed to the hub. A failed query rejects;
+   * a reconnect pass or gaps stay due (tried again after RETRY_AFTER_MS), a sweep waits
+   * for its next interval.
    */
   async runOnce(): Promise<number> {
     let delivered = 0;
@@ -130,13 +133,9 @@ export class JobResync {
         continue;
       }
       if (this.sweepDue) {
+        // A failed sweep is not repeated before its next interval.
         this.sweepDue = false;
-        try {
-          delivered += await this.read(this.nextSweepBatch(), SWEEP_SETTLED_MS, ResyncCause.SWEEP);
-        } catch (error) {
-          this.sweepDue = true;
-          throw error;
-        }
+        delivered += await this.read(this.nextSweepBatch(), SWEEP_SETTLED_MS, ResyncCause.SWEEP);
         continue;
       }
       break;
@@ -162,10 +161,15 @@ export class JobResync {
       let failed = false;
       this.running = this.runOnce()
         .then(
-          () => undefined,
+          () => {
+            if (this.failing) this.deps.logger.info('reading watched jobs again works again');
+            this.failing = false;
+          },
           (error: unknown) => {
             failed = true;
-            this.deps.logger.warn({ err: error }, 'reading watched jobs again failed; trying again shortly');
+            if (this.failing) this.deps.logger.debug({ err: error }, 'reading watched jobs again failed');
+            else this.deps.logger.warn({ err: error }, 'reading watched jobs again failed; trying again shortly');
+            this.failing = true;
           },
         )
         .finally(() => {
