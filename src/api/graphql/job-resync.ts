@@ -194,10 +194,15 @@ export class JobResync {
     return watched;
   }
 
-  /** The watched jobs not yet terminal; beyond `batchSize` of them, the next ones in turn. */
+  /**
+   * The watched jobs not yet terminal; beyond `batchSize` of them, the next ones in turn.
+   * A job whose watchers have nothing yet is left out: its first read is under way.
+   */
   private nextSweepBatch(): WatchedSequence[] {
     const open: WatchedJob[] = [];
-    for (const job of this.deps.hub.watchedJobs()) if (job.status === null || !isTerminal(job.status)) open.push(job);
+    for (const job of this.deps.hub.watchedJobs()) {
+      if (job.sequence >= 0 && (job.status === null || !isTerminal(job.status))) open.push(job);
+    }
     const size = this.settings.batchSize;
     let batch = open;
     if (open.length > size) {
