@@ -128,6 +128,33 @@ describe('lost events, one process (in-memory bus)', () => {
     }
   });
 
+  // Claims and heartbeats commit without fsync: a database crash can lose one whose event
+  // already went out, and the job's next write takes its sequence again.
+  for (const path of ['its event', 'the sweep'] as const) {
+    it(`a sequence lost in a database crash and given again to the terminal write: the subscriber still ends (${path})`, async () => {
+      const server = path === 'the sweep' ? sweeping : notSweeping;
+      const job = await enqueue();
+      const client = wsClient(server, server.tokens.admin);
+      try {
+        const progress = collect(client, JobProgressDocument, { jobId: job.id });
+        await progress.first(1);
+        engine.bus.publish(eventOf({ ...job, status: JobStatus.RUNNING, sequence: job.sequence + 1 }, JobEventReason.STARTED));
+        await progress.first(2);
+        const done = await commitWithoutEvent(job.id, JobStatus.SUCCEEDED);
+        expect(done.sequence).toBe(job.sequence + 1);
+        if (path === 'its event') engine.bus.publish(eventOf(done, JobEventReason.SUCCEEDED));
+        await within(progress.done, DELIVERY_BOUND_MS, 'the subscription ending');
+        expect(progress.results.map((r) => [r.data!.jobProgress.sequence, r.data!.jobProgress.status])).toEqual([
+          [job.sequence, 'QUEUED'],
+          [done.sequence, 'RUNNING'],
+          [done.sequence, 'SUCCEEDED'],
+        ]);
+      } finally {
+        await client.dispose();
+      }
+    });
+  }
+
   it('the same event delivered twice, and an older one after a newer one, reach each subscriber once and in order', async () => {
     const job = await enqueue();
     const client = wsClient(notSweeping, notSweeping.tokens.admin);

@@ -10,6 +10,18 @@ export type HubListener = (event: JobEvent) => void;
  */
 export const RECENT_JOBS_LIMIT = 50_000;
 
+/**
+ * Orders a job's events: by sequence, and at one sequence a terminal status above any
+ * other. An event is new to a listener when its rank is higher than the last one it got.
+ *
+ * Why the status counts: heartbeats and claims commit without waiting for fsync, so a
+ * database crash can lose one whose event already went out; the job's next write then
+ * takes the same sequence again. If that write is the job's end, it must not be dropped
+ * as a repeat of the lost one. (Terminal writes wait for fsync: they are never lost, so
+ * two terminal states never share a sequence, and nothing replaces a terminal one.)
+ */
+export const eventRank = (sequence: number, status: JobStatus): number => sequence * 2 + (isTerminal(status) ? 1 : 0);
+
 /** A job some listener of this process watches, and the newest state its listeners were given. */
 export interface WatchedJob {
   jobId: string;
@@ -18,6 +30,8 @@ export interface WatchedJob {
   /** Its status then; null before the first. */
   status: JobStatus | null;
 }
+
+const NOTHING_YET = -1;
 
 /** One listener of one job. */
 export interface JobWatch {
@@ -37,6 +51,8 @@ interface JobEntry {
   listeners: HubListener | Set<HubListener>;
   sequence: number;
   status: JobStatus | null;
+  /** eventRank of the newest event given; NOTHING_YET before the first. */
+  rank: number;
 }
 
 /**
@@ -45,10 +61,10 @@ interface JobEntry {
  * not a filter over every event), plus a set of listeners for every job (dashboards).
  *
  * Each listener gets a job's events in rising sequence, each sequence once: an event
- * not newer than what the job's listeners (or, for every-job listeners, the recent
- * window) already had is dropped — a repeat from the broker, a re-read that raced the
- * event, an event overtaken by a newer one. Every event is a whole snapshot, so the
- * newest is all a listener needs.
+ * not newer (by eventRank) than what the job's listeners (or, for every-job listeners,
+ * the recent window) already had is dropped — a repeat from the broker, a re-read that
+ * raced the event, an event overtaken by a newer one. Every event is a whole snapshot,
+ * so the newest is all a listener needs.
  *
  * A watched job whose sequence jumps (event > last + 1) lost an event on the way;
  * `onSequenceGap` hears of it, so the job can be read again (see JobResync).
@@ -56,7 +72,7 @@ interface JobEntry {
 export class JobEventHub {
   private readonly byJob = new Map<string, JobEntry>();
   private readonly everyJob = new Set<HubListener>();
-  /** jobId → newest sequence given to the every-job listeners; kept only while there are any. */
+  /** jobId → eventRank of the newest event given to the every-job listeners; kept only while there are any. */
   private readonly recent = new Map<string, number>();
   private readonly unsubscribe: () => void;
   private gapListener: ((jobId: string) => void) | null = null;
@@ -81,7 +97,7 @@ export class JobEventHub {
   watchJob(jobId: string, listener: HubListener): JobWatch {
     let entry = this.byJob.get(jobId);
     if (entry === undefined) {
-      entry = { listeners: listener, sequence: -1, status: null };
+      entry = { listeners: listener, sequence: -1, status: null, rank: NOTHING_YET };
       this.byJob.set(jobId, entry);
     } else if (typeof entry.listeners === 'function') entry.listeners = new Set([entry.listeners, listener]);
     else entry.listeners.add(listener);
@@ -154,10 +170,12 @@ export class JobEventHub {
 
   /** False when the job's listeners already have this sequence or a newer one. */
   private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean, except?: HubListener): boolean {
-    if (event.sequence <= entry.sequence) return false;
+    const rank = eventRank(event.sequence, event.status);
+    if (rank <= entry.rank) return false;
     const gap = detectGap && entry.sequence >= 0 && event.sequence > entry.sequence + 1 && !isTerminal(event.status);
     entry.sequence = event.sequence;
     entry.status = event.status;
+    entry.rank = rank;
     const listeners = entry.listeners;
     if (typeof listeners === 'function') {
       if (listeners !== except) safely(listeners, event);
@@ -167,9 +185,10 @@ export class JobEventHub {
   }
 
   private isNewForEveryJob(event: JobEvent): boolean {
+    const rank = eventRank(event.sequence, event.status);
     const last = this.recent.get(event.jobId);
     if (last !== undefined) {
-      if (event.sequence <= last) {
+      if (rank <= last) {
         this.dropped++;
         return false;
       }
@@ -177,7 +196,7 @@ export class JobEventHub {
     } else if (this.recent.size >= RECENT_JOBS_LIMIT) {
       this.recent.delete(this.recent.keys().next().value!);
     }
-    this.recent.set(event.jobId, event.sequence);
+    this.recent.set(event.jobId, rank);
     return true;
   }
 }

@@ -189,7 +189,7 @@ export class JobResync {
     const watched: WatchedSequence[] = [];
     for (const jobId of jobIds) {
       const job = this.deps.hub.watchedJob(jobId);
-      if (job) watched.push({ jobId, sequence: job.sequence });
+      if (job) watched.push(watchedSequence(job));
     }
     return watched;
   }
@@ -211,7 +211,7 @@ export class JobResync {
       if (batch.length < size) batch = batch.concat(open.slice(0, size - batch.length));
       this.sweepCursor = (start + size) % open.length;
     }
-    return batch.map((job) => ({ jobId: job.jobId, sequence: job.sequence }));
+    return batch.map(watchedSequence);
   }
 
   private async read(watched: WatchedSequence[], settledForMs: number, cause: ResyncCause): Promise<number> {
@@ -225,3 +225,9 @@ export class JobResync {
     return jobs.length;
   }
 }
+
+const watchedSequence = (job: WatchedJob): WatchedSequence => ({
+  jobId: job.jobId,
+  sequence: job.sequence,
+  terminal: job.status !== null && isTerminal(job.status),
+});

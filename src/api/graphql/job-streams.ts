@@ -3,7 +3,7 @@ import { eventOf, isTerminal, JobEventReason, type JobEvent, type JobSnapshot } 
 import { canSeeJob, type Viewer } from '../auth/viewer';
 import { notFoundError } from './errors';
 import { EventStream } from './event-stream';
-import type { JobEventHub } from './job-event-hub';
+import { eventRank, type JobEventHub } from './job-event-hub';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isJobId = (id: string): boolean => UUID.test(id);
@@ -23,11 +23,12 @@ export async function jobProgressStream(
   viewer: Viewer,
 ): Promise<AsyncIterableIterator<JobEvent>> {
   if (!isJobId(jobId)) throw notFoundError(`No job with id ${jobId}`);
-  let lastSequence = -1;
+  let lastRank = -1;
   let early: JobEvent[] | null = [];
   const deliver = (event: JobEvent) => {
-    if (event.sequence <= lastSequence) return;
-    lastSequence = event.sequence;
+    const rank = eventRank(event.sequence, event.status);
+    if (rank <= lastRank) return;
+    lastRank = rank;
     stream.push(event);
     if (isTerminal(event.status)) stream.end();
   };
@@ -50,7 +51,7 @@ export async function jobProgressStream(
   }
   const snapshot = snapshotEvent(job);
   deliver(snapshot);
-  const pending = early.sort((a, b) => a.sequence - b.sequence);
+  const pending = early.sort((a, b) => eventRank(a.sequence, a.status) - eventRank(b.sequence, b.status));
   early = null;
   for (const event of pending) deliver(event);
   watch.seen(snapshot);

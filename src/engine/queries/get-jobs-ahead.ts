@@ -1,20 +1,27 @@
 import type { Sql } from '../db/sql';
 import { jobColumnsOf, toSnapshot, type JobRow } from './job-row';
-import type { JobSnapshot } from '../types';
+import { TERMINAL_STATUSES, type JobSnapshot } from '../types';
 
-/** A job a watcher follows, and the newest sequence it has of it (-1: none yet). */
+/** A job a watcher follows, and the newest state it has of it. */
 export interface WatchedSequence {
   jobId: string;
+  /** -1: none yet. */
   sequence: number;
+  /** Whether the state it has at that sequence is terminal. */
+  terminal: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The watched jobs whose row is ahead of what their watcher has (`sequence` greater),
- * as full snapshots, in one statement: the ids and sequences go in as two arrays and
- * meet the jobs by primary key, so a batch of a thousand costs a thousand index probes
- * and sends back only the rows that changed.
+ * The watched jobs whose row is ahead of what their watcher has, as full snapshots, in
+ * one statement: the ids and sequences go in as arrays and meet the jobs by primary
+ * key, so a batch of a thousand costs a thousand index probes and sends back only the
+ * rows that changed.
+ *
+ * Ahead: a greater `sequence`, or the same one in a terminal status where the watcher
+ * has a non-terminal one — a heartbeat or claim (committed without fsync) lost in a
+ * database crash after its event went out leaves its sequence to the job's next write.
  *
  * `settledForMs` leaves out rows changed more recently than that: their event is
  * normally still on its way, and a watcher that waits for it keeps the event's reason
@@ -29,11 +36,17 @@ export async function getJobsAhead(sql: Sql, watched: readonly WatchedSequence[]
   if (valid.length === 0) return [];
   const rows = await sql<JobRow>(
     `SELECT ${jobColumnsOf('j')}
-       FROM unnest($1::uuid[], $2::bigint[]) AS w(id, seen)
+       FROM unnest($1::uuid[], $2::bigint[], $3::boolean[]) AS w(id, seen, seen_terminal)
        JOIN jobs j ON j.id = w.id
-      WHERE j.sequence > w.seen
-        AND j.updated_at <= now() - make_interval(secs => $3::double precision)`,
-    [valid.map((w) => w.jobId), valid.map((w) => Math.trunc(w.sequence)), Math.max(0, settledForMs) / 1_000],
+      WHERE (j.sequence > w.seen OR (j.sequence = w.seen AND NOT w.seen_terminal AND j.status = ANY($5::text[])))
+        AND j.updated_at <= now() - make_interval(secs => $4::double precision)`,
+    [
+      valid.map((w) => w.jobId),
+      valid.map((w) => Math.trunc(w.sequence)),
+      valid.map((w) => w.terminal),
+      Math.max(0, settledForMs) / 1_000,
+      TERMINAL_STATUSES,
+    ],
   );
   return rows.map(toSnapshot);
 }
