@@ -10,7 +10,7 @@ export class JobSubscriptionResolver {
   @Authorized()
   @Subscription(() => JobEventType, {
     description:
-      "One job's progress: its current snapshot first (reason SNAPSHOT), then every newer event by sequence, each sequence once (a state whose event was lost comes as a SNAPSHOT within seconds); completes after a terminal status. An unknown id is NOT_FOUND.",
+      "One job's progress: its current snapshot first (reason SNAPSHOT), then every newer event by sequence, never a repeat (a state whose event was lost comes as a SNAPSHOT within seconds); completes after a terminal status. An unknown id is NOT_FOUND.",
     subscribe: ({ args, context }) => {
       const ctx = context as GraphQLContext;
       return jobProgressStream(ctx, String(args.jobId), ctx.viewer!);
@@ -22,7 +22,7 @@ export class JobSubscriptionResolver {
 
   @Authorized()
   @Subscription(() => JobEventType, {
-    description: "Every job's events (those you may see), optionally of some kinds only; each job's in rising sequence, each sequence once. For dashboards.",
+    description: "Every job's events (those you may see), optionally of some kinds only; each job's in rising sequence, never a repeat. For dashboards.",
     subscribe: ({ args, context }) => {
       const ctx = context as GraphQLContext;
       return jobEventsStream(ctx.hub, args.kinds as string[] | null | undefined, ctx.viewer!);
