@@ -76,6 +76,11 @@ export function tooDeep(levels = 40): string {
 }
 /** Ten levels, every list on the way: within the depth limit, multiplied by the data. */
 export const deepAtLimit = () => `{ terms { plans { term { plans { term { plans { term { courses { teacher { code } } } } } } } } } } ${nonce()}`;
+/** The largest page, each job with its plan's assignments and term: well over the cost limit. */
+export const costlyPage = () =>
+  `{ jobs(first: 200) { edges { node { id ... on AutomaticScheduleJob { plan { assignments { room { code } course { code } } term { code } } } } } } } ${nonce()}`;
+/** A cursor of the service's own shape whose timestamp no database accepts. */
+export const BAD_CURSOR = Buffer.from(JSON.stringify(['j1', '2026-13-45T99:99:99.000000Z', '00000000-0000-4000-8000-000000000000'])).toString('base64url');
 /** Many tokens within the body limit: 20,000 aliases of __typename (~380 KB). */
 export const aliasFlood = () => aliased(20_000, '__typename');
 
@@ -182,6 +187,24 @@ export const ATTACKS: Attack[] = [
     async run(lane, context) {
       let turn = 0;
       while (await lane.pace()) lane.record(await post(lane, context, body(turn++ % 2 === 0 ? tooDeep() : deepAtLimit()), context.tokens.viewer));
+    },
+  },
+  {
+    name: 'costly-page',
+    who: 'viewer, HTTP',
+    what: 'a 200-job page with each job\'s plan, assignments and term: over the cost limit',
+    lanes: () => 1,
+    async run(lane, context) {
+      while (await lane.pace()) lane.record(await post(lane, context, body(costlyPage()), context.tokens.viewer));
+    },
+  },
+  {
+    name: 'bad-cursor',
+    who: 'viewer, HTTP',
+    what: 'a jobs page after a well-formed cursor holding an impossible timestamp',
+    lanes: () => 1,
+    async run(lane, context) {
+      while (await lane.pace()) lane.record(await post(lane, context, body(`query ($after: String) { jobs(first: 5, after: $after) { edges { cursor } } } ${nonce()}`, { after: BAD_CURSOR }), context.tokens.viewer));
     },
   },
   {

@@ -79,7 +79,8 @@ export function postGraphQL(url: string, body: string | Buffer, options: PostOpt
       response.on('end', () => {
         const status = response.statusCode ?? 0;
         const code = firstCode(head);
-        if (status >= 500) finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'server-error', status, bytes, firstMessage(head));
+        // An internal error is the server's fault whatever the status it came with.
+        if (status >= 500 || code === 'INTERNAL_SERVER_ERROR') finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'server-error', status, bytes, firstMessage(head));
         else if (status === 200 && !/^\s*\{\s*"errors"/.test(head)) finish('HTTP 200 answered', 'accepted', status, bytes, `${bytes} bytes`);
         else finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'refused', status, bytes, firstMessage(head));
       });
