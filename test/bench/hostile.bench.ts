@@ -91,7 +91,13 @@ const FLOOD_SUBSCRIPTIONS = positive('flood-subscriptions', DEFAULTS.floodSubscr
 const TIMEOUT_MS = positive('timeout-ms', DEFAULTS.timeoutMs);
 const ATTACK_NAMES = arg('attacks', ATTACKS.map((a) => a.name).join(',')).split(',').filter(Boolean);
 /** Extra environment for the API process, e.g. `--api-env GRAPHQL_MAX_COMPLEXITY=500` (repeatable). */
-const API_ENV = Object.fromEntries(args('api-env').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const API_ENV = Object.fromEntries(
+  args('api-env').map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--api-env takes NAME=value, not ${JSON.stringify(pair)}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 const API_LOG = arg('api-log', '');
 const NO_BAR = flag('no-bar');
 /** Print, for each outcome, the first error message or close reason seen with it. */
@@ -191,7 +197,6 @@ async function main(): Promise<void> {
   let worker: Child<ToApi, FromApi> | undefined;
   let honest: Child<ToHonest, FromHonest> | undefined;
   let attacker: Child<ToAttacker, FromAttacker> | undefined;
-  let failedToMeasure: string[] = [];
   try {
     // --- database: migrations, a term of COURSES courses with a full draft plan ----------
     testDb = await createTestDatabase('bench_hostile');
@@ -290,7 +295,7 @@ async function main(): Promise<void> {
      * and heap peak also for `drain` after it (an attack's consequences last until its
      * last operation is answered).
      */
-    const phase = async (name: string, during: () => Promise<void>, drain?: () => Promise<void>): Promise<Omit<PhaseFigures, 'honest'> & { endsAt: number }> => {
+    const phase = async (name: string, during: () => Promise<void>, drain?: () => Promise<void>): Promise<Omit<PhaseFigures, 'honest'>> => {
       await stats(); // resets the API's loop-delay histogram and heap peak
       const cpuBefore = cpuTimes(pids());
       const t0 = Date.now();
@@ -302,7 +307,7 @@ async function main(): Promise<void> {
       const cpu = cpuDelta(cpuBefore, cpuTimes(pids()), seconds);
       await drain?.();
       const apiStats = await stats();
-      return { api: apiStats, cpu: cpu.byName, machineOther: cpu.other, seconds, endsAt };
+      return { api: apiStats, cpu: cpu.byName, machineOther: cpu.other, seconds };
     };
 
     // --- baseline: the honest client alone ----------------------------------------------------
@@ -370,7 +375,7 @@ async function main(): Promise<void> {
       baseline: { ...baseline, honest: phases.baseline! },
       attack: { ...attack, honest: phases.attack! },
     };
-    failedToMeasure = [
+    const failedToMeasure = [
       ...(['baseline', 'attack'] as const).flatMap((p) => [
         ...(figures[p].honest ? [] : [`no honest figures in the ${p} phase`]),
         ...(figures[p].honest && figures[p].honest.queries.count === 0 ? [`no honest query in the ${p} phase`] : []),

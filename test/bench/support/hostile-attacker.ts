@@ -14,7 +14,7 @@ const send = (message: FromAttacker) => process.send?.(message);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Loopback addresses of the attacks: 127.0.0.10, .11, … (the honest client is 127.0.0.2). */
-export const attackAddress = (index: number) => `127.0.0.${10 + index}`;
+const attackAddress = (index: number) => `127.0.0.${10 + index}`;
 
 async function run(settings: AttackSettings): Promise<AttackReport[]> {
   const context: AttackContext = {
@@ -49,7 +49,6 @@ async function run(settings: AttackSettings): Promise<AttackReport[]> {
         index,
         address: attackAddress(attackIndex),
         agent,
-        live: () => Date.now() < deadline,
         async pace() {
           if (Date.now() >= deadline) return false;
           const now = performance.now();

@@ -21,7 +21,6 @@ export interface Lane {
   agent: http.Agent;
   /** Waits for the lane's next turn; false once the deadline has passed. */
   pace(): Promise<boolean>;
-  live(): boolean;
   record(outcome: Outcome): void;
   /** Sockets the lane holds; closed when the attack ends. */
   hold(socket: GqlSocket): void;

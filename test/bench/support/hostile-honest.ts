@@ -25,7 +25,7 @@ import type { FromHonest, HonestPhase, HonestSettings, ToHonest } from './hostil
  * The honest client's operations: what the office's page asks for. If the schema
  * changes under them, the bench stops before measuring and names the failing one.
  */
-export const HONEST_QUERIES = {
+const HONEST_QUERIES = {
   jobsPage: 'query HonestJobs { jobs(first: 20) { edges { cursor node { id kind status currentStep progress message createdAt } } pageInfo { endCursor hasNextPage } } }',
   terms: 'query HonestTerms { terms { id code name daysPerWeek periodsPerDay } }',
 };
