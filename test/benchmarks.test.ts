@@ -14,11 +14,11 @@ const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'node_modules', '.cache', 'bench-smoke');
 const rabbit = requireRabbit();
 
-function run(bench: string, args: string[]): { status: number | null; output: string } {
+function run(bench: string, args: string[], timeoutMs = 120_000): { status: number | null; output: string } {
   const result = spawnSync(process.execPath, [path.join(OUT, 'test', 'bench', `${bench}.bench.js`), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: timeoutMs,
   });
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
@@ -52,4 +52,19 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/lost \(job subscribers \/ dashboard\)\s+0 \/ 0/);
     expect(output).toMatch(/duplicated \(job subscribers \/ dashboard\)\s+0 \/ 0/);
   }, 120_000);
+
+  it.runIf(rabbit)('bench:hostile', () => {
+    // Every attack once or more; the bar is printed but not judged (--no-bar). The bench
+    // itself exits 1 when it could not measure: no honest query or event in a phase, an
+    // attack that completed nothing, a process that did not stop cleanly.
+    const args = ['--seconds', '2', '--warmup', '1', '--subscriptions', '10', '--query-rate', '10', '--courses', '100', '--bomb-fragments', '16'];
+    args.push('--flood-sockets', '30', '--flood-subscriptions', '50', '--timeout-ms', '20000', '--no-bar');
+    const { status, output } = run('hostile', args, 170_000);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/honest query latency p50 \/ p99 \/ max \(ms\)\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+/);
+    expect(output).toMatch(/honest event delay p50 \/ p99 \/ max \(ms\)\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+/);
+    for (const attack of ['fragment-bomb', 'alias-lists', 'socket-flood', 'subscription-flood', 'bad-tokens']) expect(output).toMatch(new RegExp(`^${attack}\\s+[1-9]`, 'm'));
+    expect(output).toMatch(/(PASS|FAIL) {2}API event loop never stalls > 100 ms/);
+    expect(output).toContain(`Reproduce: npm run bench:hostile -- ${args.join(' ')}`);
+  }, 180_000);
 });

@@ -19,7 +19,6 @@
  * `--profile` writes a CPU profile of the API process to test-output/profiles/.
  */
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +34,7 @@ import { rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport'
 import { JobEventReason, JobStatus, type JobEvent, type JobId, type JobSnapshot } from '../../src/engine/types';
 import { ALL_JOB_KINDS, JobKind } from '../../src/job-kinds';
 import { createTestDatabase, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
+import { Child, cpuTimes } from './support/bench-child';
 import type { FromApi, FromLoad, LoadClient, LoadReport, ToApi, ToLoad } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -67,90 +67,6 @@ const started = Date.now();
 const log = (text: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${text}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A child process with an IPC channel, started through a shell that raises its file limit. */
-class Child<In, Out extends { type: string }> {
-  readonly process: ChildProcess;
-  private readonly waiters: { match: (m: Out) => boolean; resolve: (m: Out) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
-  readonly exited: Promise<number | null>;
-  private output = '';
-
-  constructor(
-    readonly name: string,
-    script: string,
-    nodeArgs: string[],
-    env: Record<string, string>,
-  ) {
-    const command = `ulimit -n 65536 2>/dev/null || ulimit -n $(ulimit -Hn) 2>/dev/null; exec "${process.execPath}" ${nodeArgs.join(' ')} "${script}"`;
-    this.process = spawn('/bin/sh', ['-c', command], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
-    const keep = (chunk: Buffer) => {
-      this.output = (this.output + chunk.toString()).slice(-20_000);
-    };
-    this.process.stdout!.on('data', keep);
-    this.process.stderr!.on('data', keep);
-    this.process.on('message', (message: Out) => {
-      if (message.type === 'failed') log(`${name} reports a failure: ${(message as unknown as { error: string }).error}`);
-      for (const waiter of [...this.waiters]) {
-        if (waiter.match(message)) {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          clearTimeout(waiter.timer);
-          waiter.resolve(message);
-        }
-      }
-    });
-    this.exited = new Promise((resolve) =>
-      this.process.once('exit', (code, signal) => {
-        for (const waiter of this.waiters.splice(0)) {
-          clearTimeout(waiter.timer);
-          waiter.reject(new Error(`${name} exited (${code ?? signal}) while waiting:\n${this.output}`));
-        }
-        resolve(code ?? (signal ? 128 : null));
-      }),
-    );
-  }
-
-  send(message: In): void {
-    if (this.process.connected) this.process.send(message as never);
-  }
-
-  wait<T extends Out['type']>(type: T, timeoutMs: number, match: (m: Extract<Out, { type: T }>) => boolean = () => true): Promise<Extract<Out, { type: T }>> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new Error(`${this.name}: no '${type}' within ${timeoutMs} ms:\n${this.output.slice(-3000)}`));
-      }, timeoutMs);
-      const waiter = {
-        match: (m: Out) => m.type === type && match(m as Extract<Out, { type: T }>),
-        resolve: resolve as (m: Out) => void,
-        reject,
-        timer,
-      };
-      this.waiters.push(waiter);
-    });
-  }
-
-  async request<T extends Out['type']>(message: In & { id: number }, type: T, timeoutMs: number): Promise<Extract<Out, { type: T }>> {
-    const reply = this.wait(type, timeoutMs, (m) => (m as unknown as { id: number }).id === message.id);
-    this.send(message);
-    return reply;
-  }
-
-  /** Waits for a clean exit; after `timeoutMs` SIGKILL. Returns how it ended. */
-  async finish(timeoutMs: number): Promise<string> {
-    const killer = setTimeout(() => this.process.kill('SIGKILL'), timeoutMs);
-    const code = await this.exited;
-    clearTimeout(killer);
-    return code === 0 ? 'clean exit (0)' : `NOT CLEAN: exit ${code}\n${this.output.slice(-2000)}`;
-  }
-
-  get log(): string {
-    return this.output;
-  }
-}
-
 interface JobPlan {
   id: string;
   requestedBy: string;
@@ -181,25 +97,6 @@ function snapshot(plan: JobPlan, sequence: number, now: Date, progress: number):
     startedAt: plan.createdAt,
     completedAt: null,
   };
-}
-
-/** CPU seconds (user + system) used so far: the whole machine (busy, all cores) and some processes. */
-function cpuTimes(pids: Record<string, number | undefined>): { machine: number; byName: Record<string, number> } | null {
-  try {
-    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-    const machine = (fields.reduce((a, b) => a + b, 0) - idle) / 100;
-    const byName: Record<string, number> = {};
-    for (const [name, pid] of Object.entries(pids)) {
-      if (!pid) continue;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byName[name] = (Number(rest[11]) + Number(rest[12])) / 100;
-    }
-    return { machine, byName };
-  } catch {
-    return null;
-  }
 }
 
 function kib(bytes: number): string {
@@ -275,6 +172,7 @@ async function main(): Promise<void> {
         LOAD_DEMO_DATA: 'false',
         DB_POOL_SIZE: '20',
       },
+      { log },
     );
     children.push(api as never);
     if (API_LOG) {
@@ -301,7 +199,7 @@ async function main(): Promise<void> {
       clients.push({ jobId: plans[i]!.id, token: await authenticator.sign({ sub: plans[i]!.requestedBy, roles: [ApiRole.VIEWER] }, '2h') });
     }
     const dashboardToken = await authenticator.sign({ sub: 'bench-dashboard', roles: [ApiRole.ADMIN] }, '2h');
-    load = new Child<ToLoad, FromLoad>('load generator', path.join(DIST, 'support', 'subscriptions-load.js'), [], {});
+    load = new Child<ToLoad, FromLoad>('load generator', path.join(DIST, 'support', 'subscriptions-load.js'), [], {}, { log });
     children.push(load as never);
     const connectTimeoutMs = 60_000 + CLIENTS * 20;
     const subscribedReply = load.wait('subscribed', connectTimeoutMs);

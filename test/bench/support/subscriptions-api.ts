@@ -1,16 +1,20 @@
 /**
  * The subscription benchmark's API process: the service's own `startApp` (configured
  * from the environment the bench sets: ROLE=api, RabbitMQ, production auth), plus an
- * IPC channel for the bench — heap after `global.gc()`, event-loop delay, stop.
+ * IPC channel for the bench — heap after `global.gc()`, event-loop delay, heap peak, stop.
+ * With ROLE=worker and JIAOWU_TEST_KINDS it is a worker running the test stand-ins of
+ * those kinds (test/support/test-kinds.ts), as test/support/service-process.ts does.
  * Start with `node --expose-gc` and `stdio: [..., 'ipc']`.
  */
 import 'reflect-metadata';
 import fs from 'node:fs';
 import inspector from 'node:inspector';
+import v8 from 'node:v8';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startApp, type App } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/engine/logger';
+import { TEST_KINDS_ENV, testKindRegistrations } from '../../support/test-kinds';
 import type { FromApi, ToApi } from './subscriptions-protocol';
 
 const send = (message: FromApi) => process.send?.(message);
@@ -26,7 +30,8 @@ async function main(): Promise<void> {
   if (!process.send) throw new Error('subscriptions-api needs an IPC channel');
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, format: 'json', name: 'bench-api' });
-  const app: App = await startApp(config, logger);
+  const standIns = new Set((process.env[TEST_KINDS_ENV] ?? '').split(',').filter(Boolean));
+  const app: App = await startApp(config, logger, { extraKinds: testKindRegistrations().filter((r) => standIns.has(r.kind)) });
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   // Stalls: a 5 ms timer that fired ≥ 50 ms late, with the CPU this process used
@@ -48,9 +53,13 @@ async function main(): Promise<void> {
       }
     }
   }).observe({ entryTypes: ['gc'] });
+  // The largest heap in use seen since the last stats (sampled every 50 ms, no gc forced).
+  let heapUsedPeak = 0;
+  let ticks = 0;
   let lastTick = performance.now();
   let lastCpu = process.cpuUsage();
   setInterval(() => {
+    if (ticks++ % 10 === 0) heapUsedPeak = Math.max(heapUsedPeak, v8.getHeapStatistics().used_heap_size);
     const now = performance.now();
     const cpu = process.cpuUsage();
     const gap = now - lastTick;
@@ -107,6 +116,7 @@ async function main(): Promise<void> {
       case 'stats': {
         if (process.env.BENCH_API_MARKS === '1') process.stderr.write(`bench-mark stats at ${performance.now().toFixed(0)} ms\n`);
         const cpu = process.cpuUsage();
+        const heapUsed = v8.getHeapStatistics().used_heap_size;
         send({
           type: 'stats',
           id: message.id,
@@ -117,8 +127,11 @@ async function main(): Promise<void> {
           cpuSystemMs: cpu.system / 1000,
           stalls,
           gcs,
+          heapUsed,
+          heapUsedPeak: Math.max(heapUsedPeak, heapUsed),
         });
         loop.reset();
+        heapUsedPeak = 0;
         stalls = [];
         gcs = { minor: 0, minorMs: 0, major: 0, majorMs: 0, longestMajorMs: 0 };
         break;

@@ -1,0 +1,529 @@
+/**
+ * Hostile-load benchmark: `npm run bench:hostile [-- --seconds 60]`.
+ *
+ * - a fresh database with the migrations applied and a generated term of `--courses`
+ *   courses whose draft plan has every lecture placed (so lists and plans weigh what
+ *   they would on a real term);
+ * - an API process (the service's `startApp`, ROLE=api, NODE_ENV=production, JWT with
+ *   issuer and audience, RabbitMQ under a unique prefix; test/bench/support/subscriptions-api.ts)
+ *   and a worker process (ROLE=worker) running the stand-in of MAKEUP_EXAM_AUTO
+ *   (test/support/test-kinds.ts: short jobs of `--job-steps` steps), so job events are
+ *   stamped by a process the attack does not stall;
+ * - an honest client process (support/hostile-honest.ts, from 127.0.0.2): a viewer with
+ *   `--subscriptions` jobProgress subscriptions on its own jobs (a new job each time one
+ *   ends) and `--query-rate` queries a second (a jobs page, a terms list);
+ * - an attacker process (support/hostile-attacker.ts, attacks in support/hostile-attacks.ts,
+ *   from 127.0.0.10 on): anonymous clients, viewers and bad tokens sending the worst
+ *   operations they can, each lane paced to `--attack-rate` operations a second.
+ *
+ * Phases: warm-up, a baseline of `--seconds` with only the honest client, then as long
+ * under attack. Prints the honest client's query latency, event delay and subscribe
+ * time in both phases, the API's event-loop delay, heap (peak, and after gc) and CPU,
+ * every hostile operation's outcome (refused how, accepted, 5xx, failed), then the bar:
+ * the honest p99s within 2× the baseline's, no 5xx, heap bounded, no stall over 100 ms,
+ * no honest operation failing. Exits 1 when a bar fails (not with `--no-bar`) or when
+ * the bench itself could not measure.
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Authenticator } from '../../src/api/auth/authenticator';
+import { ApiRole } from '../../src/api/auth/viewer';
+import { Course, Room } from '../../src/academic/entities';
+import { openDatabase } from '../../src/database';
+import { silentLogger } from '../../src/engine/logger';
+import { ALL_JOB_KINDS, JobKind } from '../../src/job-kinds';
+import { createGeneratedTerm, generateTerm } from '../../src/scheduling/demo-data';
+import { ScheduleAssignment } from '../../src/scheduling/entities';
+import { createTestDatabase, deleteEngineTopology, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
+import { TEST_KINDS_ENV } from '../support/test-kinds';
+import { Child, cpuTimes } from './support/bench-child';
+import { ATTACKS } from './support/hostile-attacks';
+import type { AttackReport, FromAttacker, FromHonest, HonestPhase, ToAttacker, ToHonest } from './support/hostile-protocol';
+import type { FromApi, ToApi } from './support/subscriptions-protocol';
+
+function arg(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
+}
+function args(name: string): string[] {
+  return process.argv.flatMap((value, index) => (value === `--${name}` && process.argv[index + 1] ? [process.argv[index + 1]!] : []));
+}
+const flag = (name: string) => process.argv.includes(`--${name}`);
+function positive(name: string, fallback: number): number {
+  const value = Number(arg(name, String(fallback)));
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+  return value;
+}
+
+const DEFAULTS = {
+  seconds: 60,
+  warmup: 5,
+  subscriptions: 200,
+  sockets: 4,
+  queryRate: 20,
+  courses: 2000,
+  jobSteps: 10,
+  jobStepMs: 200,
+  consumers: 16,
+  attackRate: 10,
+  bombFragments: 24,
+  floodSockets: 300,
+  floodSubscriptions: 1000,
+  timeoutMs: 60_000,
+};
+const SECONDS = positive('seconds', DEFAULTS.seconds);
+const WARMUP = positive('warmup', DEFAULTS.warmup);
+const SUBSCRIPTIONS = positive('subscriptions', DEFAULTS.subscriptions);
+const SOCKETS = positive('sockets', DEFAULTS.sockets);
+const QUERY_RATE = positive('query-rate', DEFAULTS.queryRate);
+const COURSES = positive('courses', DEFAULTS.courses);
+const JOB_STEPS = positive('job-steps', DEFAULTS.jobSteps);
+const JOB_STEP_MS = positive('job-step-ms', DEFAULTS.jobStepMs);
+const CONSUMERS = positive('consumers', DEFAULTS.consumers);
+const ATTACK_RATE = positive('attack-rate', DEFAULTS.attackRate);
+const BOMB_FRAGMENTS = positive('bomb-fragments', DEFAULTS.bombFragments);
+const FLOOD_SOCKETS = positive('flood-sockets', DEFAULTS.floodSockets);
+const FLOOD_SUBSCRIPTIONS = positive('flood-subscriptions', DEFAULTS.floodSubscriptions);
+const TIMEOUT_MS = positive('timeout-ms', DEFAULTS.timeoutMs);
+const ATTACK_NAMES = arg('attacks', ATTACKS.map((a) => a.name).join(',')).split(',').filter(Boolean);
+/** Extra environment for the API process, e.g. `--api-env GRAPHQL_MAX_COMPLEXITY=500` (repeatable). */
+const API_ENV = Object.fromEntries(
+  args('api-env').map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--api-env takes NAME=value, not ${JSON.stringify(pair)}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
+const API_LOG = arg('api-log', '');
+const NO_BAR = flag('no-bar');
+/** Print, for each outcome, the first error message or close reason seen with it. */
+const EXAMPLES = flag('examples');
+const API_NODE_ARGS = ['--expose-gc', '--no-allocation-site-pretenuring'];
+
+/** The bar. The heap bounds are this bench's own: growth an attack may cause at its peak, and what may stay after it (caches). */
+const BAR = { p99Factor: 2, loopMaxMs: 100, heapPeakGrowthMiB: positive('heap-peak-mib', 128), heapEndGrowthMiB: positive('heap-end-mib', 64) };
+const HONEST_ADDRESS = '127.0.0.2';
+const STAND_IN_KIND = JobKind.MAKEUP_EXAM_AUTO;
+
+const DIST = path.resolve(__dirname);
+const started = Date.now();
+const log = (text: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${text}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value)}` : '–');
+
+function reproduceCommand(): string {
+  const given = process.argv.slice(2).join(' ');
+  return `npm run bench:hostile${given ? ` -- ${given}` : ''}`;
+}
+
+/** Places every lecture of the term's courses somewhere (clashes included): the plan then weighs what a real one does. */
+async function placeEveryLecture(db: Awaited<ReturnType<typeof openDatabase>>, termId: string, planId: string, days: number, periods: number): Promise<number> {
+  const em = db.orm.em.fork();
+  const courses = await em.find(Course, { term: termId });
+  const rooms = await em.find(Room, { term: termId });
+  let placed = 0;
+  let seed = 12345;
+  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  for (const course of courses) {
+    for (let lecture = 0; lecture < course.lecturesPerWeek; lecture++) {
+      em.create(ScheduleAssignment, { plan: planId, course, lectureIndex: lecture, day: next(days), period: next(periods), room: rooms[next(rooms.length)]! });
+      placed++;
+    }
+  }
+  await em.flush();
+  return placed;
+}
+
+/** GET /health/live; resolves with the ms it took to answer (bounded). */
+function healthLive(url: string, timeoutMs: number): Promise<number | null> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const request = http.get(`${url}/health/live`, { timeout: timeoutMs }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode === 200 ? performance.now() - t0 : null));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(null));
+  });
+}
+
+type Stats = Extract<FromApi, { type: 'stats' }>;
+type Cpu = ReturnType<typeof cpuTimes>;
+
+interface PhaseFigures {
+  honest: HonestPhase;
+  api: Stats;
+  cpu: Record<string, number>;
+  machineOther: number;
+  seconds: number;
+}
+
+function cpuDelta(before: Cpu, after: Cpu, seconds: number): { byName: Record<string, number>; other: number } {
+  if (!before || !after) return { byName: {}, other: NaN };
+  const byName: Record<string, number> = {};
+  let ours = 0;
+  for (const name of Object.keys(after.byName)) {
+    const used = after.byName[name]! - (before.byName[name] ?? 0);
+    byName[name] = used / seconds;
+    ours += used;
+  }
+  return { byName, other: (after.machine - before.machine - ours) / seconds };
+}
+
+async function main(): Promise<void> {
+  const unknown = ATTACK_NAMES.filter((name) => !ATTACKS.some((a) => a.name === name));
+  if (unknown.length) throw new Error(`unknown attack(s) ${unknown.join(', ')}; known: ${ATTACKS.map((a) => a.name).join(', ')}`);
+  log(`hostile-load benchmark: ${SECONDS} s baseline, then ${SECONDS} s under attack (${ATTACK_NAMES.length} attacks); honest client: ${SUBSCRIPTIONS} jobProgress subscriptions, ${QUERY_RATE} queries/s`);
+  if (!(await rabbitAvailable())) throw new Error(`RabbitMQ does not answer at ${redact(rabbitUrl())}; start it with \`rabbitmq-server -detached\``);
+
+  // A whole-run watchdog: everything is bounded in time.
+  const budgetMs = 600_000 + (2 * SECONDS + WARMUP) * 1000 + 4 * TIMEOUT_MS;
+  const children: Child<never, { type: string }>[] = [];
+  const watchdog = setTimeout(() => {
+    log(`watchdog: the run took longer than ${budgetMs} ms; killing the child processes`);
+    for (const child of children) child.process.kill('SIGKILL');
+    process.exit(1);
+  }, budgetMs);
+  watchdog.unref();
+
+  const prefix = uniquePrefix('bench_hostile');
+  let testDb: TestDatabase | undefined;
+  let api: Child<ToApi, FromApi> | undefined;
+  let worker: Child<ToApi, FromApi> | undefined;
+  let honest: Child<ToHonest, FromHonest> | undefined;
+  let attacker: Child<ToAttacker, FromAttacker> | undefined;
+  try {
+    // --- database: migrations, a term of COURSES courses with a full draft plan ----------
+    testDb = await createTestDatabase('bench_hostile');
+    const db = await openDatabase({ url: testDb.url, poolSize: 4, logger: silentLogger });
+    const size = {
+      courses: COURSES,
+      // Room for every lecture (about 3 a course in 30 periods), or the plan's evaluation refuses the term.
+      rooms: Math.max(4, Math.ceil(COURSES / 5)),
+      curricula: Math.max(2, Math.ceil(COURSES / 4)),
+      teachers: Math.max(4, Math.ceil(COURSES / 2.5)),
+      days: 5,
+      periodsPerDay: 6,
+    };
+    const { term, plan } = await createGeneratedTerm(db.orm.em.fork(), generateTerm(size, 7, 'HOSTILE-BENCH'), 'Bench draft');
+    const placed = await placeEveryLecture(db, term.id, plan.id, size.days, size.periodsPerDay);
+    await db.close();
+    log(`database ${testDb.name}: a term of ${COURSES} courses, ${size.teachers} teachers, ${size.rooms} rooms; its draft plan has ${placed} lectures placed`);
+
+    // --- the API and worker processes ---------------------------------------------------
+    const secret = randomBytes(48).toString('base64url');
+    const jwt = { secret, issuer: 'jiaowu-bench', audience: 'jiaowu-api' };
+    const common = {
+      NODE_ENV: 'production',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: testDb.url,
+      RABBITMQ_URL: rabbitUrl(),
+      RABBITMQ_PREFIX: prefix,
+      JWT_SECRET: secret,
+      JWT_ISSUER: jwt.issuer,
+      JWT_AUDIENCE: jwt.audience,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      LOAD_DEMO_DATA: 'false',
+      SHUTDOWN_GRACE_SECONDS: '5',
+    };
+    worker = new Child<ToApi, FromApi>(
+      'worker process',
+      path.join(DIST, 'support', 'subscriptions-api.js'),
+      API_NODE_ARGS,
+      { ...common, ROLE: 'worker', [TEST_KINDS_ENV]: STAND_IN_KIND, [`JOB_CONSUMERS_${STAND_IN_KIND}`]: String(CONSUMERS), DB_POOL_SIZE: '20' },
+      { log },
+    );
+    children.push(worker as never);
+    const workerReady = worker.wait('ready', 60_000);
+    api = new Child<ToApi, FromApi>('API process', path.join(DIST, 'support', 'subscriptions-api.js'), API_NODE_ARGS, { ...common, ROLE: 'api', DB_POOL_SIZE: '20', ...API_ENV }, { log });
+    children.push(api as never);
+    if (API_LOG) {
+      const file = fs.createWriteStream(API_LOG);
+      api.process.stdout!.pipe(file);
+      api.process.stderr!.pipe(file);
+    }
+    // Both start at once; the worker must consume before the first job is inserted.
+    const [ready] = await Promise.all([api.wait('ready', 60_000), workerReady]);
+    const wsUrl = `${ready.url.replace(/^http/, 'ws')}/graphql`;
+    log(`API process ${ready.pid} serving ${ready.url}; worker process ${worker.process.pid} running ${STAND_IN_KIND} stand-ins (${CONSUMERS} consumers, ${JOB_STEPS} steps × ${JOB_STEP_MS} ms)`);
+    let requestId = 0;
+    const stats = () => api!.request({ type: 'stats', id: ++requestId }, 'stats', TIMEOUT_MS * 3);
+    const heap = () => api!.request({ type: 'heap', id: ++requestId }, 'heap', TIMEOUT_MS * 3);
+
+    // --- the honest client ---------------------------------------------------------------
+    const authenticator = new Authenticator(jwt);
+    const subject = 'bench-honest';
+    honest = new Child<ToHonest, FromHonest>('honest client', path.join(DIST, 'support', 'hostile-honest.js'), [], {}, { log });
+    children.push(honest as never);
+    const honestStarted = honest.wait('started', 120_000);
+    honest.send({
+      type: 'start',
+      settings: {
+        httpUrl: ready.url,
+        wsUrl,
+        token: await authenticator.sign({ sub: subject, roles: [ApiRole.VIEWER] }, '2h'),
+        subject,
+        databaseUrl: testDb.url,
+        jobKind: STAND_IN_KIND,
+        jobInput: { steps: JOB_STEPS, stepMs: JOB_STEP_MS },
+        subscriptions: SUBSCRIPTIONS,
+        sockets: SOCKETS,
+        queryRate: QUERY_RATE,
+        localAddress: HONEST_ADDRESS,
+        timeoutMs: TIMEOUT_MS,
+      },
+    });
+    const honestFailed = honest.wait('failed', 120_000).then(
+      (m) => Promise.reject(new Error(`honest client: ${m.error}`)),
+      () => new Promise<never>(() => undefined), // no failure reported: the race is decided by 'started'
+    );
+    const honestReady = await Promise.race([honestStarted, honestFailed]);
+    log(`honest client: ${honestReady.subscribed} of ${SUBSCRIPTIONS} subscriptions started in ${honestReady.ms} ms${honestReady.errors.length ? ` (errors: ${honestReady.errors.join('; ')})` : ''}`);
+    if (honestReady.subscribed < SUBSCRIPTIONS) throw new Error(`only ${honestReady.subscribed} of ${SUBSCRIPTIONS} honest subscriptions started`);
+    await sleep(WARMUP * 1000);
+
+    const pids = () => ({ api: api!.process.pid, worker: worker!.process.pid, honest: honest!.process.pid, attacker: attacker?.process.pid });
+    /**
+     * The honest client's figures and the CPU count for `during`; the API's loop delay
+     * and heap peak also for `drain` after it (an attack's consequences last until its
+     * last operation is answered).
+     */
+    const phase = async (name: string, during: () => Promise<void>, drain?: () => Promise<void>): Promise<Omit<PhaseFigures, 'honest'>> => {
+      await stats(); // resets the API's loop-delay histogram and heap peak
+      const cpuBefore = cpuTimes(pids());
+      const t0 = Date.now();
+      honest!.send({ type: 'phase', phase: name, atMs: t0 });
+      await during();
+      const endsAt = Date.now();
+      honest!.send({ type: 'phase', phase: `after ${name}`, atMs: endsAt });
+      const seconds = (endsAt - t0) / 1000;
+      const cpu = cpuDelta(cpuBefore, cpuTimes(pids()), seconds);
+      await drain?.();
+      const apiStats = await stats();
+      return { api: apiStats, cpu: cpu.byName, machineOther: cpu.other, seconds };
+    };
+
+    // --- baseline: the honest client alone ----------------------------------------------------
+    log(`baseline: ${SECONDS} s of the honest client alone`);
+    const baseline = await phase('baseline', async () => {
+      await sleep(SECONDS * 1000);
+    });
+    const baselineHeap = await heap();
+    await sleep(500); // the forced gc's pause must not count in the next phase
+
+    // --- under attack -----------------------------------------------------------------------------
+    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log });
+    children.push(attacker as never);
+    await sleep(300);
+    log(`under attack: ${SECONDS} s of ${ATTACK_NAMES.join(', ')}`);
+    let attackReport: Extract<FromAttacker, { type: 'report' }> | undefined;
+    const attackDone = attacker.wait('report', SECONDS * 1000 + TIMEOUT_MS * 2 + 60_000).then((r) => (attackReport = r));
+    attackDone.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+    let recoveredMs: number | null = null;
+    let drainSeconds = 0;
+    const attack = await phase('attack', async () => {
+      attacker!.send({
+        type: 'start',
+        settings: {
+          httpUrl: ready.url,
+          wsUrl,
+          seconds: SECONDS,
+          attacks: ATTACK_NAMES,
+          jwt,
+          rate: ATTACK_RATE,
+          bombFragments: BOMB_FRAGMENTS,
+          floodSockets: FLOOD_SOCKETS,
+          floodSubscriptions: FLOOD_SUBSCRIPTIONS,
+          maxBodyBytes: Number(API_ENV.GRAPHQL_MAX_BODY_BYTES ?? 1_048_576),
+          maxWsPayloadBytes: Number(API_ENV.GRAPHQL_MAX_WS_PAYLOAD_BYTES ?? 65_536),
+          timeoutMs: TIMEOUT_MS,
+        },
+      });
+      await sleep(SECONDS * 1000);
+    }, async () => {
+      // The attackers finish what they sent (each bounded by the timeout) and close their sockets.
+      const drainStart = Date.now();
+      await attackDone;
+      recoveredMs = await healthLive(ready.url, TIMEOUT_MS * 2);
+      drainSeconds = (Date.now() - drainStart) / 1000;
+    });
+    const recovery = drainSeconds;
+    log(`attackers done and the API answering /health/live ${recovery.toFixed(1)} s after the attack phase (/health/live: ${recoveredMs === null ? 'NO ANSWER' : `${Math.round(recoveredMs)} ms`})`);
+    await sleep(2_000);
+    const endHeap = await heap();
+    const reportReply = await honest.request({ type: 'report', id: ++requestId }, 'report', 30_000);
+
+    // --- stop everything ----------------------------------------------------------------------------
+    attacker.send({ type: 'stop' });
+    honest.send({ type: 'stop' });
+    const exits = {
+      attackers: await attacker.finish(30_000),
+      honest: await honest.finish(30_000),
+      api: (api.send({ type: 'stop' }), await api.finish(60_000)),
+      worker: (worker.send({ type: 'stop' }), await worker.finish(60_000)),
+    };
+
+    const phases = reportReply.phases;
+    const figures = {
+      baseline: { ...baseline, honest: phases.baseline! },
+      attack: { ...attack, honest: phases.attack! },
+    };
+    const failedToMeasure = [
+      ...(['baseline', 'attack'] as const).flatMap((p) => [
+        ...(figures[p].honest ? [] : [`no honest figures in the ${p} phase`]),
+        ...(figures[p].honest && figures[p].honest.queries.count === 0 ? [`no honest query in the ${p} phase`] : []),
+        ...(figures[p].honest && figures[p].honest.events.count === 0 ? [`no job event reached the honest client in the ${p} phase`] : []),
+      ]),
+      ...(attackReport?.attacks ?? []).filter((a) => a.sent === 0).map((a) => `attack ${a.name} completed no operation`),
+      ...Object.entries(exits)
+        .filter(([, how]) => !how.startsWith('clean'))
+        .map(([name, how]) => `${name}: ${how.split('\n')[0]}`),
+    ];
+    const passed = printReport({
+      figures,
+      baselineHeap: baselineHeap.heapUsed,
+      endHeap: endHeap.heapUsed,
+      attacks: attackReport!.attacks,
+      recoveredMs,
+      recovery,
+      otherPhases: phases,
+    });
+    if (failedToMeasure.length) {
+      process.stdout.write(`The bench could not measure properly: ${failedToMeasure.join('; ')}\n`);
+      process.exitCode = 1;
+    } else if (!passed && !NO_BAR) process.exitCode = 1;
+  } finally {
+    for (const child of [attacker, honest, api, worker]) {
+      if (child?.running) {
+        child.process.kill('SIGTERM');
+        await child.finish(15_000);
+      }
+    }
+    const removed = await deleteEngineTopology(prefix, ALL_JOB_KINDS);
+    const events = await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
+    log(`broker cleaned: ${removed.exchanges.length + events.exchanges.length} exchanges, ${removed.queues.length} queues under ${prefix}`);
+    await testDb?.drop().catch((error) => log(`database drop failed: ${String(error)}`));
+    if (testDb) log(`database ${testDb.name} dropped`);
+    clearTimeout(watchdog);
+  }
+}
+
+/** The longest stall and how much of it the API itself computed (the rest it waited for a core). */
+function longestStall(stats: Stats): string {
+  const longest = stats.stalls.reduce<Stats['stalls'][number] | null>((a, x) => (!a || x.gapMs > a.gapMs ? x : a), null);
+  return longest ? `; longest stall ${longest.gapMs} ms, ${longest.cpuMs} ms of it the API's own CPU` : '';
+}
+
+function counts(record: Record<string, number>): string {
+  const entries = Object.entries(record).sort((a, b) => b[1] - a[1]);
+  return entries.length ? entries.map(([label, n]) => `${label} ×${n}`).join(', ') : 'none';
+}
+
+function printReport(r: {
+  figures: Record<'baseline' | 'attack', PhaseFigures>;
+  baselineHeap: number;
+  endHeap: number;
+  attacks: AttackReport[];
+  recoveredMs: number | null;
+  recovery: number;
+  otherPhases: Record<string, HonestPhase>;
+}): boolean {
+  const { baseline: b, attack: a } = r.figures;
+  const honestServerErrors = Object.values(r.otherPhases).reduce((n, p) => n + p.queries.serverErrors, 0);
+  const hostileServerErrors = r.attacks.reduce((n, x) => n + x.verdicts['server-error'], 0);
+  const honestErrors = (p: HonestPhase) => Object.values(p.queries.errors).reduce((n, x) => n + x, 0) + Object.values(p.subscribes.errors).reduce((n, x) => n + x, 0);
+  const cores = (f: PhaseFigures, name: string) => (Number.isFinite(f.cpu[name]) ? f.cpu[name]!.toFixed(2) : '–');
+
+  const rows: [string, string, string][] = [
+    ['honest queries sent / job events received / jobs finished', `${b.honest.queries.count} / ${b.honest.events.count} / ${b.honest.jobsFinished}`, `${a.honest.queries.count} / ${a.honest.events.count} / ${a.honest.jobsFinished}`],
+    ['honest query latency p50 / p99 / max (ms)', `${ms(b.honest.queries.p50)} / ${ms(b.honest.queries.p99)} / ${ms(b.honest.queries.max)}`, `${ms(a.honest.queries.p50)} / ${ms(a.honest.queries.p99)} / ${ms(a.honest.queries.max)}`],
+    ['honest event delay p50 / p99 / max (ms)', `${ms(b.honest.events.p50)} / ${ms(b.honest.events.p99)} / ${ms(b.honest.events.max)}`, `${ms(a.honest.events.p50)} / ${ms(a.honest.events.p99)} / ${ms(a.honest.events.max)}`],
+    ['honest subscribe → snapshot p50 / p99 (ms)', `${ms(b.honest.subscribes.p50)} / ${ms(b.honest.subscribes.p99)}`, `${ms(a.honest.subscribes.p50)} / ${ms(a.honest.subscribes.p99)}`],
+    ['honest operations failed', String(honestErrors(b.honest)), String(honestErrors(a.honest))],
+    ['API event-loop delay p99 / max (ms; attack: to its last answer)', `${b.api.loopDelayP99Ms.toFixed(1)} / ${b.api.loopDelayMaxMs.toFixed(1)}`, `${a.api.loopDelayP99Ms.toFixed(1)} / ${a.api.loopDelayMaxMs.toFixed(1)}`],
+    ['API heap peak / at the end (attack: to its last answer)', `${mib(b.api.heapUsedPeak)} / ${mib(b.api.heapUsed)}`, `${mib(a.api.heapUsedPeak)} / ${mib(a.api.heapUsed)}`],
+    ['API heap after gc (after the phase)', mib(r.baselineHeap), `${mib(r.endHeap)} (attackers gone)`],
+    ['API major GCs (count / longest ms)', `${b.api.gcs.major} / ${b.api.gcs.longestMajorMs.toFixed(0)}`, `${a.api.gcs.major} / ${a.api.gcs.longestMajorMs.toFixed(0)}`],
+    ['CPU cores: API / worker', `${cores(b, 'api')} / ${cores(b, 'worker')}`, `${cores(a, 'api')} / ${cores(a, 'worker')}`],
+    ['CPU cores: honest client / attackers / rest of machine', `${cores(b, 'honest')} / – / ${b.machineOther.toFixed(2)}`, `${cores(a, 'honest')} / ${cores(a, 'attacker')} / ${a.machineOther.toFixed(2)}`],
+    ['honest client own longest stall (ms)', String(b.honest.ownStallMs), String(a.honest.ownStallMs)],
+  ];
+  const w0 = Math.max(...rows.map((row) => row[0].length));
+  const w1 = Math.max('baseline'.length, ...rows.map((row) => row[1].length));
+  const lines = [
+    '',
+    `Hostile-load benchmark — ${SECONDS} s baseline, then ${SECONDS} s under attack; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s; a term of ${COURSES} courses; ${os.cpus().length} cores`,
+    `${'figure'.padEnd(w0)}  ${'baseline'.padEnd(w1)}  under attack`,
+    `${'-'.repeat(w0)}  ${'-'.repeat(w1)}  ------------`,
+    ...rows.map(([x, y, z]) => `${x.padEnd(w0)}  ${y.padEnd(w1)}  ${z}`),
+    '',
+  ];
+  if (honestErrors(b.honest)) lines.push(`honest failures, baseline: ${counts({ ...b.honest.queries.errors, ...b.honest.subscribes.errors })}`);
+  if (honestErrors(a.honest)) lines.push(`honest failures, under attack: ${counts({ ...a.honest.queries.errors, ...a.honest.subscribes.errors })}`);
+  if (a.api.stalls.length) lines.push(`API stalls under attack (timer ≥ 50 ms late: wall ms / CPU ms the API used meanwhile): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);
+  lines.push(
+    `After the attack: its last operation answered (or timed out) and /health/live answering ${r.recovery.toFixed(1)} s after the phase ended (/health/live took ${r.recoveredMs === null ? 'NO ANSWER' : `${Math.round(r.recoveredMs)} ms`}).`,
+    '',
+    `Hostile operations (each lane paced to ${ATTACK_RATE}/s, answers awaited, timeout ${TIMEOUT_MS / 1000} s):`,
+  );
+  const aw = Math.max(...r.attacks.map((x) => x.name.length), 'attack'.length);
+  lines.push(`${'attack'.padEnd(aw)}  ${'sent'.padStart(6)}  ${'refused'.padStart(7)}  ${'accepted'.padStart(8)}  ${'5xx'.padStart(5)}  ${'failed'.padStart(6)}  ${'slowest'.padStart(9)}  how they ended`);
+  for (const x of r.attacks) {
+    lines.push(
+      `${x.name.padEnd(aw)}  ${String(x.sent).padStart(6)}  ${String(x.verdicts.refused).padStart(7)}  ${String(x.verdicts.accepted).padStart(8)}  ${String(x.verdicts['server-error']).padStart(5)}  ${String(x.verdicts.failed).padStart(6)}  ${`${x.slowestMs} ms`.padStart(9)}  ${counts(x.outcomes)}`,
+    );
+  }
+  lines.push(...r.attacks.map((x) => `  ${x.name}: ${x.who} — ${x.what}`), '');
+  if (EXAMPLES) {
+    lines.push('First message or close reason per outcome:');
+    for (const x of r.attacks) for (const [label, detail] of Object.entries(x.examples)) lines.push(`  ${x.name} | ${label} | ${detail}`);
+    lines.push('');
+  }
+
+  const bars: [string, boolean, string][] = [
+    [
+      `honest query p99 ≤ ${BAR.p99Factor}× baseline`,
+      a.honest.queries.p99 <= BAR.p99Factor * b.honest.queries.p99,
+      `${ms(a.honest.queries.p99)} ms vs ${ms(b.honest.queries.p99)} ms (${(a.honest.queries.p99 / b.honest.queries.p99).toFixed(1)}×)`,
+    ],
+    [
+      `honest event delay p99 ≤ ${BAR.p99Factor}× baseline`,
+      a.honest.events.p99 <= BAR.p99Factor * b.honest.events.p99,
+      `${ms(a.honest.events.p99)} ms vs ${ms(b.honest.events.p99)} ms (${(a.honest.events.p99 / b.honest.events.p99).toFixed(1)}×)`,
+    ],
+    ['no 5xx or INTERNAL_SERVER_ERROR answer', honestServerErrors + hostileServerErrors === 0, `${honestServerErrors} honest, ${hostileServerErrors} hostile`],
+    [
+      `heap bounded: peak ≤ baseline peak + ${BAR.heapPeakGrowthMiB} MiB, after gc ≤ baseline + ${BAR.heapEndGrowthMiB} MiB`,
+      a.api.heapUsedPeak <= b.api.heapUsedPeak + BAR.heapPeakGrowthMiB * 1024 * 1024 && r.endHeap <= r.baselineHeap + BAR.heapEndGrowthMiB * 1024 * 1024,
+      `peak ${mib(a.api.heapUsedPeak)} vs ${mib(b.api.heapUsedPeak)}; after gc ${mib(r.endHeap)} vs ${mib(r.baselineHeap)}`,
+    ],
+    [`API event loop never stalls > ${BAR.loopMaxMs} ms`, a.api.loopDelayMaxMs <= BAR.loopMaxMs, `max ${a.api.loopDelayMaxMs.toFixed(1)} ms (baseline ${b.api.loopDelayMaxMs.toFixed(1)} ms)${longestStall(a.api)}`],
+    ['every honest operation succeeds', honestErrors(b.honest) + honestErrors(a.honest) === 0, `${honestErrors(b.honest)} failed in the baseline, ${honestErrors(a.honest)} under attack`],
+  ];
+  const bw = Math.max(...bars.map(([name]) => name.length));
+  lines.push('The bar:');
+  for (const [name, ok, detail] of bars) lines.push(`  ${ok ? 'PASS' : 'FAIL'}  ${name.padEnd(bw)}  ${detail}`);
+  const passed = bars.every(([, ok]) => ok);
+  lines.push(`${passed ? 'ALL BARS PASS' : `BARS FAILED: ${bars.filter(([, ok]) => !ok).length} of ${bars.length}`}${NO_BAR ? ' (--no-bar: not judged)' : ''}.`);
+  if (b.machineOther > 0.5 || a.machineOther > 0.5) {
+    lines.push(`WARNING: other processes used ${Math.max(b.machineOther, a.machineOther).toFixed(2)} cores meanwhile; latency and loop figures are not representative — run again on a quiet machine.`);
+  }
+  lines.push(`Reproduce: ${reproduceCommand()}`, '');
+  process.stdout.write(lines.join('\n'));
+  return passed;
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    process.stderr.write(`hostile-load benchmark failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

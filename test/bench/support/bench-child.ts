@@ -1,0 +1,132 @@
+/**
+ * What the benchmarks share for their child processes: a child with an IPC channel
+ * (request/reply by message type and id, bounded waits) and the CPU time of processes
+ * read from /proc — from outside, so a process that stalls is still measured.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The repository root: the benchmarks run from test/bench/ or a compiled copy of it (dist/…, a cache folder). */
+export function repositoryRoot(from: string = __dirname): string {
+  let dir = from;
+  for (let i = 0; i < 10; i++) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    dir = path.resolve(dir, '..');
+  }
+  throw new Error(`cannot find the repository root above ${from}`);
+}
+
+export interface ChildOptions {
+  /** Where a child's `failed` message is reported (default: stdout). */
+  log?: (text: string) => void;
+}
+
+/** A child process with an IPC channel, started through a shell that raises its file limit. */
+export class Child<In, Out extends { type: string }> {
+  readonly process: ChildProcess;
+  private readonly waiters: { match: (m: Out) => boolean; resolve: (m: Out) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
+  readonly exited: Promise<number | null>;
+  private output = '';
+
+  constructor(
+    readonly name: string,
+    script: string,
+    nodeArgs: string[],
+    env: Record<string, string>,
+    options: ChildOptions = {},
+  ) {
+    const log = options.log ?? ((text: string) => process.stdout.write(`${text}\n`));
+    const command = `ulimit -n 65536 2>/dev/null || ulimit -n $(ulimit -Hn) 2>/dev/null; exec "${process.execPath}" ${nodeArgs.join(' ')} "${script}"`;
+    this.process = spawn('/bin/sh', ['-c', command], {
+      cwd: repositoryRoot(),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-20_000);
+    };
+    this.process.stdout!.on('data', keep);
+    this.process.stderr!.on('data', keep);
+    this.process.on('message', (message: Out) => {
+      if (message.type === 'failed') log(`${name} reports a failure: ${(message as unknown as { error: string }).error}`);
+      for (const waiter of [...this.waiters]) {
+        if (waiter.match(message)) {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          clearTimeout(waiter.timer);
+          waiter.resolve(message);
+        }
+      }
+    });
+    this.exited = new Promise((resolve) =>
+      this.process.once('exit', (code, signal) => {
+        for (const waiter of this.waiters.splice(0)) {
+          clearTimeout(waiter.timer);
+          waiter.reject(new Error(`${name} exited (${code ?? signal}) while waiting:\n${this.output}`));
+        }
+        resolve(code ?? (signal ? 128 : null));
+      }),
+    );
+  }
+
+  send(message: In): void {
+    if (this.process.connected) this.process.send(message as never);
+  }
+
+  wait<T extends Out['type']>(type: T, timeoutMs: number, match: (m: Extract<Out, { type: T }>) => boolean = () => true): Promise<Extract<Out, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(new Error(`${this.name}: no '${type}' within ${timeoutMs} ms:\n${this.output.slice(-3000)}`));
+      }, timeoutMs);
+      const waiter = {
+        match: (m: Out) => m.type === type && match(m as Extract<Out, { type: T }>),
+        resolve: resolve as (m: Out) => void,
+        reject,
+        timer,
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  async request<T extends Out['type']>(message: In & { id: number }, type: T, timeoutMs: number): Promise<Extract<Out, { type: T }>> {
+    const reply = this.wait(type, timeoutMs, (m) => (m as unknown as { id: number }).id === message.id);
+    this.send(message);
+    return reply;
+  }
+
+  /** Waits for a clean exit; after `timeoutMs` SIGKILL. Returns how it ended. */
+  async finish(timeoutMs: number): Promise<string> {
+    const killer = setTimeout(() => this.process.kill('SIGKILL'), timeoutMs);
+    const code = await this.exited;
+    clearTimeout(killer);
+    return code === 0 ? 'clean exit (0)' : `NOT CLEAN: exit ${code}\n${this.output.slice(-2000)}`;
+  }
+
+  get running(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  get log(): string {
+    return this.output;
+  }
+}
+
+/** CPU seconds (user + system) used so far: the whole machine (busy, all cores) and some processes. */
+export function cpuTimes(pids: Record<string, number | undefined>): { machine: number; byName: Record<string, number> } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    const machine = (fields.reduce((a, b) => a + b, 0) - idle) / 100;
+    const byName: Record<string, number> = {};
+    for (const [name, pid] of Object.entries(pids)) {
+      if (!pid) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName[name] = (Number(rest[11]) + Number(rest[12])) / 100;
+    }
+    return { machine, byName };
+  } catch {
+    return null;
+  }
+}

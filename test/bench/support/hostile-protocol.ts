@@ -1,0 +1,99 @@
+/**
+ * IPC messages between the hostile-load benchmark (test/bench/hostile.bench.ts), its
+ * honest client (hostile-honest.ts) and its attackers (hostile-attacker.ts). The API
+ * and worker processes speak subscriptions-protocol.ts.
+ */
+
+/** How an operation ended, in the words of the wire: `HTTP 400 QUERY_TOO_DEEP`, `close 4401`, `timeout`. */
+export type Verdict = 'accepted' | 'refused' | 'server-error' | 'failed';
+
+export interface Percentiles {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+// --- bench ⇄ honest client ---------------------------------------------------------
+export interface HonestSettings {
+  httpUrl: string;
+  wsUrl: string;
+  /** A viewer token of the subject that requested the honest client's jobs. */
+  token: string;
+  subject: string;
+  /** Where the honest client inserts its jobs (as an enqueue does) and wakes the publisher. */
+  databaseUrl: string;
+  jobKind: string;
+  jobInput: Record<string, unknown>;
+  subscriptions: number;
+  sockets: number;
+  queryRate: number;
+  /** The honest client's own loopback address (the attackers have others). */
+  localAddress: string;
+  timeoutMs: number;
+}
+
+export type ToHonest =
+  | { type: 'start'; settings: HonestSettings }
+  /** From `atMs` on, what the honest client records belongs to `phase`. */
+  | { type: 'phase'; phase: string; atMs: number }
+  | { type: 'report'; id: number }
+  | { type: 'stop' };
+
+export interface HonestPhase {
+  queries: Percentiles & { errors: Record<string, number>; serverErrors: number };
+  /** Delay of each job event: receipt − the event's occurredAt (one machine's clock). */
+  events: Percentiles;
+  /** Subscribe → the job's SNAPSHOT. */
+  subscribes: Percentiles & { errors: Record<string, number> };
+  jobsFinished: number;
+  /** The honest process's own longest timer lag: its figures are late by as much. */
+  ownStallMs: number;
+}
+
+export type FromHonest =
+  | { type: 'started'; subscribed: number; ms: number; errors: string[] }
+  | { type: 'report'; id: number; phases: Record<string, HonestPhase> }
+  | { type: 'stopped' }
+  | { type: 'failed'; error: string };
+
+// --- bench ⇄ attackers ---------------------------------------------------------------
+export interface AttackSettings {
+  httpUrl: string;
+  wsUrl: string;
+  seconds: number;
+  /** Which attacks to run (names from hostile-attacks.ts). */
+  attacks: string[];
+  /** To mint the tokens a real client could hold: valid, expired, expiring, without exp, … */
+  jwt: { secret: string; issuer: string; audience: string };
+  /** Operations per second per lane at most (each lane waits for its answer before the next). */
+  rate: number;
+  bombFragments: number;
+  floodSockets: number;
+  floodSubscriptions: number;
+  maxBodyBytes: number;
+  maxWsPayloadBytes: number;
+  /** An operation unanswered this long is a `timeout` (its socket is dropped). */
+  timeoutMs: number;
+}
+
+export type ToAttacker = { type: 'start'; settings: AttackSettings } | { type: 'stop' };
+
+export interface AttackReport {
+  name: string;
+  who: string;
+  what: string;
+  sent: number;
+  /** Outcome label → count. */
+  outcomes: Record<string, number>;
+  verdicts: Record<Verdict, number>;
+  /** The slowest answer (ms). */
+  slowestMs: number;
+  /** Outcome label → the first error message or close reason seen with it. */
+  examples: Record<string, string>;
+}
+
+export type FromAttacker =
+  | { type: 'report'; attacks: AttackReport[]; ms: number }
+  | { type: 'stopped' }
+  | { type: 'failed'; error: string };
