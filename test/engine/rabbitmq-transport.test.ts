@@ -41,7 +41,7 @@ function gate() {
 function topologyNames(prefix: string, kinds: string[]) {
   const t = rabbitMqTopology(prefix);
   return {
-    queues: [...kinds.map(t.workQueue), ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay)],
+    queues: [...kinds.map(t.workQueue), ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay), t.parked],
     exchanges: [t.workExchange, ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay)],
   };
 }
