@@ -52,11 +52,11 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
 }
 
 /** A job and its outbox row, as enqueue writes them, without a publisher to send it. */
-async function seedJob(kind: string, availableAt = 'now()'): Promise<{ jobId: string; outboxId: string }> {
+async function seedJob(kind: string, state = 'PENDING'): Promise<{ jobId: string; outboxId: string }> {
   const jobId = uuid();
   const outboxId = uuid();
   await insertJob(poolSql(ctx.db.pool), { jobId, outboxId, kind, input: {}, requestedBy: null, idempotencyKey: null, exclusiveKey: null });
-  await ctx.db.pool.query(`UPDATE job_outbox SET available_at = ${availableAt} WHERE id = $1`, [outboxId]);
+  await ctx.db.pool.query(`UPDATE job_outbox SET state = $2 WHERE id = $1`, [outboxId, state]);
   return { jobId, outboxId };
 }
 
@@ -263,18 +263,19 @@ describe.runIf(requireRabbit())('RabbitMQ: poison and misrouted messages are par
 
   it('a message naming another kind’s row, or another job, runs nothing and is parked; the job still runs once by its own kind', async () => {
     const before = await transport!.parked();
-    // Not due for an hour: the publisher leaves them alone while the misrouted copies arrive.
-    const a = await seedJob('PA', `now() + interval '1 hour'`);
-    const b = await seedJob('PB', `now() + interval '1 hour'`);
+    // PUBLISHED and due (claimable), as if their own messages were on the way: the
+    // publisher leaves them alone while the misrouted copies arrive.
+    const a = await seedJob('PA', 'PUBLISHED');
+    const b = await seedJob('PB', 'PUBLISHED');
     // A's row, on B's queue as a B message (a misrouted or forged message); and B's row named with another job.
     await publishRaw('PB', [body({ outboxId: a.outboxId, jobId: a.jobId, kind: 'PB' }), body({ outboxId: b.outboxId, jobId: a.jobId, kind: 'PB' })]);
     await until('both parked', async () => (await transport!.parked()) === before + 2);
     expect(ran.PB).toEqual([]);
-    expect((await outboxRows(ctx.db.pool, a.jobId))[0]).toMatchObject({ state: 'PENDING', processing_attempts: 0 });
-    expect((await outboxRows(ctx.db.pool, b.jobId))[0]).toMatchObject({ state: 'PENDING', processing_attempts: 0 });
+    expect((await outboxRows(ctx.db.pool, a.jobId))[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 0 });
+    expect((await outboxRows(ctx.db.pool, b.jobId))[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 0 });
     expect(await parkedCounts(exporter)).toMatchObject({ 'PB/mismatch': 2 });
-    // Due now: the publisher sends them on its next poll, each to its own kind.
-    await ctx.db.pool.query('UPDATE job_outbox SET available_at = now() WHERE id = ANY($1::uuid[])', [[a.outboxId, b.outboxId]]);
+    // Their own messages: the publisher sends them on its next poll, each to its own kind.
+    await ctx.db.pool.query(`UPDATE job_outbox SET state = 'PENDING' WHERE id = ANY($1::uuid[])`, [[a.outboxId, b.outboxId]]);
     expect((await waitForJob(mqEngine!, a.jobId)).status).toBe(JobStatus.SUCCEEDED);
     expect((await waitForJob(mqEngine!, b.jobId)).status).toBe(JobStatus.SUCCEEDED);
     expect(ran.PA.filter((id) => id === a.jobId)).toHaveLength(1);
