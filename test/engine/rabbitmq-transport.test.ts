@@ -249,7 +249,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     expect(times).toHaveLength(2);
   });
 
-  it('acks malformed bodies (no poison loop) and keeps consuming', async () => {
+  it('parks malformed bodies (no poison loop, no handler call) and keeps consuming', async () => {
     const k = kind('poison');
     const received: JobMessage[] = [];
     let calls = 0;
@@ -277,6 +277,8 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     expect(calls).toBe(1);
     expect(received[0]).toEqual(good);
     expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(0);
+    expect(await queueDepth(url, `${prefix}.parked`)).toBe(2);
+    expect(await transport.parked()).toBe(2);
   });
 
   it('stop() cancels the consumer and waits for running handlers', async () => {

@@ -14,7 +14,9 @@ import {
 } from './transport';
 
 /**
- * Retry delays the broker can hold a message for. Each bucket is one classic queue
+ * Delays the broker can hold a copy of a delivery for: a duplicate that found its job
+ * held by another runner comes back when that lease would run out (job retries wait in
+ * the outbox, not here, so losing such a copy loses no work). Each bucket is one classic queue
  * with a per-queue TTL, so messages in it expire in arrival order (no head-of-line
  * blocking, which per-message TTLs would suffer from). Spaced about 1.5× apart: a
  * delay is rounded *up* to a bucket, so a retry never comes back before its back-off
@@ -91,9 +93,11 @@ export function pickDelayBucket(delayMs: number, buckets: readonly number[] = DE
 }
 
 /**
- * RabbitMQ work transport: one durable quorum queue per kind, publisher confirms,
- * one channel per kind with `prefetch(consumers)`, broker-side delayed retries that
- * hold no consumer slot, and recovery from lost connections and closed channels.
+ * RabbitMQ work transport: one durable quorum queue per kind, publisher confirms with
+ * `mandatory` (a returned message is a refused publish), one channel per kind with
+ * `prefetch(consumers)`, broker-side delayed redeliveries that hold no consumer slot, a
+ * parked queue for messages that must never run, and recovery from lost connections
+ * and closed channels.
  *
  * Recovery: the connection is amqplib 2's recovering connection (backoff + jitter);
  * after every (re)connect its setup step redeclares the whole topology, opens a new
