@@ -30,6 +30,8 @@ export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
 const THROWN_HANDLER_RETRY_MS = 1_000;
 /** How long a delivery that could not be parked (broker trouble) waits before it is handed back. */
 const PARK_FAILED_REQUEUE_MS = 1_000;
+/** How long the parked count (for health) may take before it counts as unknown. */
+const PARKED_COUNT_TIMEOUT_MS = 2_000;
 /**
  * Names each publish on the publishing channel, so that a `basic.return` (unroutable)
  * can be matched to the publish it refuses: the broker sends the return before the
@@ -241,14 +243,21 @@ export class RabbitMqTransport implements JobTransport {
 
   async parked(): Promise<number> {
     const model = this.liveModel();
-    const channel = await model.createChannel();
-    channel.on('error', () => undefined);
-    try {
-      const { messageCount } = await channel.checkQueue(this.topology.parked);
-      return messageCount;
-    } finally {
-      await channel.close().catch(() => undefined);
-    }
+    // Health asks this on every probe: a broker that does not answer must not hold it up.
+    return withTimeout(
+      (async () => {
+        const channel = await model.createChannel();
+        channel.on('error', () => undefined);
+        try {
+          const { messageCount } = await channel.checkQueue(this.topology.parked);
+          return messageCount;
+        } finally {
+          await channel.close().catch(() => undefined);
+        }
+      })(),
+      PARKED_COUNT_TIMEOUT_MS,
+      'parked queue count not answered',
+    );
   }
 
   onParked(listener: (parked: ParkedMessage) => void): () => void {
