@@ -281,4 +281,16 @@ describe.runIf(requireRabbit())('RabbitMQ: poison and misrouted messages are par
     expect(ran.PA.filter((id) => id === a.jobId)).toHaveLength(1);
     expect(ran.PB).toEqual([b.jobId]);
   });
+
+  it('a parked queue deleted by hand is declared again by the next park', async () => {
+    const model = await connect(url);
+    try {
+      await (await model.createChannel()).deleteQueue(topology.parked);
+    } finally {
+      await model.close();
+    }
+    await publishRaw('PA', [body({ outboxId: 42, jobId: uuid(), kind: 'PA' })]);
+    await until('the message parked in a new parked queue', async () => (await queueDepth(topology.parked).catch(() => 0)) === 1);
+    expect(await queueDepth(topology.workQueue('PA'))).toBe(0);
+  });
 });

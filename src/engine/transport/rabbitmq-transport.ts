@@ -322,26 +322,35 @@ export class RabbitMqTransport implements JobTransport {
    */
   async park(kind: string, message: ConsumeMessage, reason: ParkReason, detail: string): Promise<void> {
     const model = this.liveModel();
-    const channel = await this.publisher(model);
     const { properties } = message;
-    await withTimeout(
-      this.confirmPublish(channel, '', this.topology.parked, message.content, {
-        persistent: true,
-        contentType: properties.contentType,
-        messageId: properties.messageId,
-        type: properties.type,
-        timestamp: properties.timestamp,
-        headers: {
-          ...(properties.headers ?? {}),
-          'x-jiaowu-parked-reason': reason,
-          'x-jiaowu-parked-detail': detail,
-          'x-jiaowu-parked-from': this.topology.workQueue(kind),
-          'x-jiaowu-parked-at': new Date().toISOString(),
-        },
-      }),
-      this.publishTimeoutMs,
-      'parked copy not confirmed',
-    );
+    const options: Options.Publish = {
+      persistent: true,
+      contentType: properties.contentType,
+      messageId: properties.messageId,
+      type: properties.type,
+      timestamp: properties.timestamp,
+      headers: {
+        ...(properties.headers ?? {}),
+        'x-jiaowu-parked-reason': reason,
+        'x-jiaowu-parked-detail': detail,
+        'x-jiaowu-parked-from': this.topology.workQueue(kind),
+        'x-jiaowu-parked-at': new Date().toISOString(),
+      },
+    };
+    const send = async () =>
+      withTimeout(
+        this.confirmPublish(await this.publisher(model), '', this.topology.parked, message.content, options),
+        this.publishTimeoutMs,
+        'parked copy not confirmed',
+      );
+    try {
+      await send();
+    } catch (error) {
+      if (!(error instanceof UnroutableError)) throw error;
+      // The parked queue was deleted (by hand, say): declare it again and send once more.
+      await withChannel(model, (channel) => this.declareParked(channel));
+      await send();
+    }
     const parked: ParkedMessage = { kind, reason, detail };
     for (const listener of this.parkListeners) listener(parked);
   }
@@ -376,6 +385,10 @@ export class RabbitMqTransport implements JobTransport {
     if (model === this.connection.model) for (const kind of kinds) this.declared.add(kind);
   }
 
+  private async declareParked(channel: Channel): Promise<void> {
+    await channel.assertQueue(this.topology.parked, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  }
+
   /** @internal */
   async declareKind(channel: Channel, kind: string): Promise<void> {
     const queue = this.topology.workQueue(kind);
@@ -391,7 +404,7 @@ export class RabbitMqTransport implements JobTransport {
     const { workExchange, delay, delayBucketsMs } = this.topology;
     await withChannel(model, async (channel) => {
       await channel.assertExchange(workExchange, 'direct', { durable: true });
-      await channel.assertQueue(this.topology.parked, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      await this.declareParked(channel);
       for (const ms of delayBucketsMs) {
         await channel.assertExchange(delay(ms), 'fanout', { durable: true });
         await channel.assertQueue(delay(ms), {
