@@ -148,6 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
   const retryBaseMs = int(env, 'JOB_RETRY_BASE_MS', 2_000, 100, 3_600_000);
   const retryMaxMs = int(env, 'JOB_RETRY_MAX_MS', 300_000, 100, 86_400_000);
   if (retryMaxMs < retryBaseMs) throw new ConfigError('JOB_RETRY_MAX_MS', String(retryMaxMs), `at least JOB_RETRY_BASE_MS (${retryBaseMs})`);
+  const republishAfterSeconds = int(env, 'OUTBOX_REPUBLISH_AFTER_SECONDS', 300, 5, 86_400 * 7);
+  const publishedMaxWaitSeconds = int(env, 'OUTBOX_PUBLISHED_MAX_WAIT_SECONDS', 900, 5, 86_400 * 7);
+  if (publishedMaxWaitSeconds < republishAfterSeconds) {
+    throw new ConfigError('OUTBOX_PUBLISHED_MAX_WAIT_SECONDS', String(publishedMaxWaitSeconds), `at least OUTBOX_REPUBLISH_AFTER_SECONDS (${republishAfterSeconds})`);
+  }
 
   return {
     nodeEnv,
@@ -174,7 +179,8 @@ export function loadConfig(env: Env = process.env): Config {
       publisherPollMs: int(env, 'OUTBOX_POLL_MS', 5_000, 50, 600_000),
       publisherBatchSize: int(env, 'OUTBOX_BATCH_SIZE', 200, 1, 5_000),
       maintenanceIntervalSeconds: int(env, 'MAINTENANCE_INTERVAL_SECONDS', 60, 1, 86_400),
-      republishAfterSeconds: int(env, 'OUTBOX_REPUBLISH_AFTER_SECONDS', 300, 5, 86_400 * 7),
+      republishAfterSeconds,
+      publishedMaxWaitSeconds,
       retentionDays: int(env, 'OUTBOX_RETENTION_DAYS', 14, 0, 3650),
       cleanupBatchSize: int(env, 'OUTBOX_CLEANUP_BATCH_SIZE', 500, 1, 100_000),
       shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3_600),

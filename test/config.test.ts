@@ -95,6 +95,14 @@ describe('loadConfig', () => {
     const error = configError({ JOB_RETRY_BASE_MS: '5000', JOB_RETRY_MAX_MS: '1000' });
     expect(error.variable).toBe('JOB_RETRY_MAX_MS');
   });
+
+  it('OUTBOX_PUBLISHED_MAX_WAIT_SECONDS: 900 by default, refused below OUTBOX_REPUBLISH_AFTER_SECONDS', () => {
+    expect(loadConfig({}).engine.publishedMaxWaitSeconds).toBe(900);
+    expect(loadConfig({ OUTBOX_PUBLISHED_MAX_WAIT_SECONDS: '3600' }).engine.publishedMaxWaitSeconds).toBe(3600);
+    const error = configError({ OUTBOX_REPUBLISH_AFTER_SECONDS: '600', OUTBOX_PUBLISHED_MAX_WAIT_SECONDS: '300' });
+    expect(error.variable).toBe('OUTBOX_PUBLISHED_MAX_WAIT_SECONDS');
+    expect(error.message).toMatch(/at least OUTBOX_REPUBLISH_AFTER_SECONDS \(600\)/);
+  });
 });
 
 describe('the process with a bad setting', () => {

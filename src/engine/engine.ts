@@ -35,6 +35,8 @@ export interface EngineSettings {
   publisherBatchSize: number;
   maintenanceIntervalSeconds: number;
   republishAfterSeconds: number;
+  /** A PUBLISHED row waiting longer than this is sent again even while its queue holds a backlog (default 900). */
+  publishedMaxWaitSeconds?: number;
   retentionDays: number;
   cleanupBatchSize: number;
   /** Consumers per kind in this process (overrides the kind's registered default). */
@@ -124,6 +126,7 @@ export class JobEngine {
             retryMaxMs: settings.retryMaxMs,
             consumers: settings.consumers,
           },
+          wakePublisher: () => this.waker.committed(),
         })
       : null;
     this.waker = new OutboxWaker(pool, this.publisher, logger);
@@ -139,7 +142,7 @@ export class JobEngine {
         logger: maintenanceLogger,
         onRepublished: wake,
       },
-      { strandedAfterSeconds: settings.republishAfterSeconds },
+      { strandedAfterSeconds: settings.republishAfterSeconds, publishedMaxWaitSeconds: settings.publishedMaxWaitSeconds },
     );
     this.retentionCleaner = new RetentionCleaner(
       { pool, metrics: this.metrics, logger: maintenanceLogger },
@@ -152,6 +155,7 @@ export class JobEngine {
       intervalMs: settings.maintenanceIntervalSeconds * 1_000,
     });
     this.listenForCommits();
+    transport.onParked(({ kind, reason }) => this.metrics.parked.add(1, { kind, reason }));
   }
 
   get transport(): JobTransport {

@@ -20,7 +20,8 @@ export interface MessagingHealth {
   status: HealthStatus;
   /** Why the status is not HEALTHY, in words. */
   problems: string[];
-  transport: { name: string; durable: boolean; connection: ConnectionState };
+  /** `parked`: messages in the parked queue (null while the transport cannot tell). */
+  transport: { name: string; durable: boolean; connection: ConnectionState; parked: number | null };
   eventBus: { name: string; connection: ConnectionState };
   database: { reachable: boolean };
   backlog: { byState: Record<string, number>; byKind: BacklogRow[] };
@@ -38,12 +39,15 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
   const problems: string[] = [];
   const byState: Record<string, number> = Object.fromEntries(BACKLOG_STATES.map((s) => [s, 0]));
   let figures;
+  const parkedCount = transport.parked().catch(() => null);
   try {
     figures = await messagingFigures(poolSql(pool));
   } catch (error) {
     problems.push(`database unreachable: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const parked = await parkedCount;
   if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);
+  if (parked) problems.push(`${parked} message(s) parked as malformed or misrouted; they will not run: inspect them, then delete them`);
   // Events only feed live views; a bus that is down degrades, it does not stop jobs.
   if (busConnection !== 'connected') problems.push(`event bus ${bus.name} is ${busConnection}`);
   if (figures) {
@@ -57,7 +61,7 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
   return {
     status: unhealthy ? HealthStatus.UNHEALTHY : problems.length > 0 ? HealthStatus.DEGRADED : HealthStatus.HEALTHY,
     problems,
-    transport: { name: transport.name, durable: transport.durable, connection },
+    transport: { name: transport.name, durable: transport.durable, connection, parked },
     eventBus: { name: bus.name, connection: busConnection },
     database: { reachable: figures !== undefined },
     backlog: { byState, byKind: figures?.backlog ?? [] },

@@ -25,6 +25,7 @@ export class EngineMetrics {
   readonly cleanedUp: Counter;
   readonly rescued: Counter;
   readonly republished: Counter;
+  readonly parked: Counter;
 
   constructor(meter: Meter = otel.getMeter(METER_NAME)) {
     this.published = meter.createCounter('jiaowu.background_jobs.published', {
@@ -55,6 +56,10 @@ export class EngineMetrics {
     });
     this.republished = meter.createCounter('jiaowu.background_jobs.republished', {
       description: 'Messages stranded in PUBLISHING/PUBLISHED and sent again',
+      unit: '{message}',
+    });
+    this.parked = meter.createCounter('jiaowu.background_jobs.parked', {
+      description: 'Deliveries moved to the parked queue instead of running (malformed, on the wrong queue, or not matching their outbox row), by kind and reason',
       unit: '{message}',
     });
     this.running = meter.createObservableGauge('jiaowu.background_jobs.running', {

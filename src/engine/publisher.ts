@@ -4,7 +4,7 @@ import { poolSql, type Sql } from './db/sql';
 import type { EngineMetrics } from './metrics';
 import { claimForPublish, nextPendingDueAt } from './queries/claim-for-publish';
 import { markPublished, markPublishFailed } from './queries/mark-published';
-import type { JobTransport } from './transport/transport';
+import { PublishRefusedError, type JobTransport } from './transport/transport';
 import { asJobId, asOutboxId, type JobMessage } from './types';
 
 /** The channel enqueuers NOTIFY when no publisher runs in their own process. */
@@ -93,8 +93,14 @@ export class OutboxPublisher {
         try {
           await this.deps.transport.publish(messages);
         } catch (error) {
-          this.deps.logger.warn({ err: error, count: ids.length }, 'publish failed; rows go back to PENDING');
-          await markPublishFailed(this.sql, ids, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
+          // Only what the transport did not take goes back (a refusal names it; anything
+          // else counts for the whole batch): the rest is in the broker.
+          const refused = error instanceof PublishRefusedError ? new Set(error.refusedOutboxIds) : new Set(ids);
+          const failed = ids.filter((id) => refused.has(id));
+          confirmed = ids.filter((id) => !refused.has(id));
+          this.deps.logger.warn({ err: error, count: failed.length }, 'publish failed; rows go back to PENDING');
+          await markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
+          this.deps.metrics.published.add(confirmed.length);
           throw error;
         }
         this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);

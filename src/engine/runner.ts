@@ -2,20 +2,23 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { claimLostDelayMs, retryDelayMs } from './backoff';
+import { retryDelayMs } from './backoff';
+import { claimBatch } from './claim-batch';
 import { Batcher } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
 import { JobCompleter, type Completion } from './job-completer';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
-import { claimMessages, getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
+import { settleLostClaim } from './lost-claim-policy';
+import { getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
 import { completeJob } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
+import { requeueLostClaim } from './queries/requeue-lost-claim';
 import { PermanentJobError, type KindRegistry, type KindRegistration } from './registry';
-import type { ConsumerHandle, JobTransport, Settlement } from './transport/transport';
+import { ParkReason, type ConsumerHandle, type JobTransport, type Settlement } from './transport/transport';
 import { eventOf, isTerminal, JobEventReason, JobStatus, OutboxState, type JobId, type JobMessage, type JobSnapshot } from './types';
 
 export interface RunnerSettings {
@@ -82,15 +85,13 @@ export class Runner {
       metrics: EngineMetrics;
       logger: Logger;
       settings: RunnerSettings;
+      /** A row went back to PENDING (a retry, a lost claim): the publisher must look at its due time. */
+      wakePublisher?: () => void;
     },
   ) {
     this.sql = poolSql(deps.pool);
     this.relaxedSql = poolSql(deps.relaxedPool);
-    this.claims = new Batcher(async (requests) => {
-      const rows = await claimMessages(this.relaxedSql, requests);
-      const byOutbox = new Map(rows.map((row) => [row.claimed_outbox_id, row]));
-      return requests.map((r) => byOutbox.get(r.outboxId));
-    });
+    this.claims = new Batcher(claimBatch(this.relaxedSql));
     this.completer = new JobCompleter(this.sql, () => this.slots);
   }
 
@@ -159,10 +160,13 @@ export class Runner {
   private async handle(registration: KindRegistration, message: JobMessage): Promise<Settlement> {
     const leaseSeconds = registration.defaults.leaseSeconds ?? this.deps.settings.leaseSeconds;
     const attemptLimit = registration.defaults.attemptLimit ?? this.deps.settings.attemptLimit;
+    if (message.kind !== registration.kind) {
+      return { type: 'park', reason: ParkReason.WRONG_QUEUE, detail: `a ${message.kind} message on the ${registration.kind} queue` };
+    }
     const token = randomUUID();
-    const claim = await this.claims.submit({ outboxId: message.outboxId, token, leaseSeconds, attemptLimit });
+    const claim = await this.claims.submit({ outboxId: message.outboxId, jobId: message.jobId, kind: registration.kind, token, leaseSeconds, attemptLimit });
 
-    if (!claim) return this.claimLost(message, leaseSeconds);
+    if (!claim) return settleLostClaim(await getOutboxState(this.sql, message.outboxId), message, leaseSeconds);
 
     if (claim.id == null) {
       // Claimed the message, but the job must not run (again).
@@ -199,15 +203,25 @@ export class Runner {
     return this.run(registration, message, job, token, leaseSeconds, attemptLimit);
   }
 
-  private async claimLost(message: JobMessage, leaseSeconds: number): Promise<Settlement> {
-    const row = await getOutboxState(this.sql, message.outboxId);
-    if (!row || row.state === OutboxState.COMPLETED) return ACK;
-    if (row.state === OutboxState.PROCESSING) {
-      // Another runner holds it. If that runner dies, this delivery claims the job
-      // once the lease has expired — faster than waiting for the lease rescuer.
-      return { type: 'retry', delayMs: claimLostDelayMs(row.lease_ms_left, leaseSeconds) };
+  /**
+   * The lease is gone. Usually another runner took the job over (or the rescuer put it
+   * back), and there is nothing to do. But a claim lost in a database crash leaves the
+   * row unclaimed with no message in the broker: it goes back to PENDING at once (see
+   * the query), or it would wait for the republisher.
+   */
+  private async leaseLost(outboxId: string, claimedAttempt: number, logger: Logger): Promise<Settlement> {
+    try {
+      if (await requeueLostClaim(this.sql, { outboxId, claimedAttempt })) {
+        logger.warn('the claim on this job was lost (database restart); sending it again');
+        this.deps.wakePublisher?.();
+        return ACK;
+      }
+    } catch (error) {
+      // The database is away: the row stays as it is, and the republisher sends it again.
+      logger.warn({ err: error }, 'could not check a lost lease; the outbox republisher will send the job again');
     }
-    return { type: 'retry', delayMs: 1_000 };
+    logger.warn('lease lost; another worker owns this job now');
+    return ACK;
   }
 
   private async run(
@@ -283,7 +297,7 @@ export class Runner {
       const unwritten = await heartbeat.stop();
       if (abortReason === 'lease-lost') {
         outcome = 'lease-lost';
-        return ACK;
+        return await this.leaseLost(message.outboxId, job.attempts, logger);
       }
       if (completedRow) {
         this.emit(completedRow, JobEventReason.SUCCEEDED);
@@ -301,7 +315,7 @@ export class Runner {
         return ACK;
       }
       // Commits are falling behind: this one holds its slot (and delivery) until it lands.
-      outcome = await this.commitSuccess(completion);
+      outcome = await this.commitSuccess(completion, logger);
       return ACK;
     } catch (error) {
       await heartbeat.stop();
@@ -338,7 +352,7 @@ export class Runner {
     const { registration, message, completion, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
-      outcome = await this.commitSuccess(completion);
+      outcome = await this.commitSuccess(completion, logger);
     } catch (error) {
       await this.afterFailure({
         registration,
@@ -361,9 +375,12 @@ export class Runner {
   }
 
   /** Commits SUCCEEDED and announces it; `lease-lost` when the token no longer holds. */
-  private async commitSuccess(completion: Completion): Promise<ProcessOutcome> {
+  private async commitSuccess(completion: Completion, logger: Logger): Promise<ProcessOutcome> {
     const row = await this.completer.commit(completion);
-    if (!row) return 'lease-lost';
+    if (!row) {
+      await this.leaseLost(completion.outboxId, completion.attempt, logger);
+      return 'lease-lost';
+    }
     this.emit(row, JobEventReason.SUCCEEDED);
     return 'completed';
   }
@@ -388,15 +405,14 @@ export class Runner {
   }): Promise<Settlement> {
     const { message, token, error, attempt, attemptLimit, logger } = args;
     const errorText = describeError(error);
-    // Where a retry waits: in the broker (durable transport, delivery still held) or in
-    // the outbox as PENDING, for the publisher to send when it falls due.
+    // A shutdown hands a held delivery back to a durable broker at once; anything that
+    // must wait goes through the outbox.
     const durable = this.deps.transport.durable && !args.messageSettled;
 
     switch (args.abortReason) {
       case 'lease-lost':
         args.setOutcome('lease-lost');
-        logger.warn('lease lost; another worker owns this job now');
-        return ACK;
+        return this.leaseLost(message.outboxId, attempt, logger);
       case 'cancel': {
         args.setOutcome('cancelled');
         const row = await finishJob(this.sql, {
@@ -448,19 +464,21 @@ export class Runner {
     args.setOutcome('retry');
     const delayMs = retryDelayMs(attempt, this.deps.settings.retryBaseMs, this.deps.settings.retryMaxMs);
     logger.warn({ err: error, retryInMs: delayMs }, 'job attempt failed; will retry');
+    // The retry waits in PostgreSQL, not in the broker: the row goes back to PENDING with
+    // `available_at` at the end of the back-off and the publisher sends it then. A broker
+    // restart cannot lose a timer it never held, and the delivery is settled now.
     const row = await releaseMessage(this.sql, {
       outboxId: message.outboxId,
       token,
-      releaseTo: durable ? OutboxState.PUBLISHED : OutboxState.PENDING,
+      releaseTo: OutboxState.PENDING,
       error: errorText,
       retryInMs: delayMs,
       message: `Attempt ${attempt} failed: ${truncate(errorText, 200)}; retrying in ${Math.ceil(delayMs / 1000)} s`,
       refundAttempt: false,
     });
     this.emit(row, JobEventReason.RETRY_SCHEDULED);
-    // Durable: the broker keeps the message and redelivers it after the back-off.
-    // Not durable: the publisher sends the PENDING row again when it falls due.
-    return durable && row ? { type: 'retry', delayMs } : ACK;
+    if (row) this.deps.wakePublisher?.();
+    return ACK;
   }
 
   private emit(row: JobRow | undefined, reason: JobEventReason): void {

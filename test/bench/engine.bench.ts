@@ -65,6 +65,7 @@ async function messaging(name: TransportName): Promise<Messaging> {
       const connection = await amqp.connect(url);
       const channel = await connection.createChannel();
       for (const kind of KINDS) await channel.deleteQueue(topology.workQueue(kind));
+      await channel.deleteQueue(topology.parked);
       for (const ms of topology.delayBucketsMs) {
         await channel.deleteQueue(topology.delay(ms));
         await channel.deleteExchange(topology.delay(ms));

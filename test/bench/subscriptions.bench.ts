@@ -310,7 +310,7 @@ async function main(): Promise<void> {
     const topology = rabbitMqTopology(prefix);
     const removed = await deleteRabbitObjects(prefix, {
       exchanges: [`${prefix}.job-events`, topology.workExchange, ...topology.delayBucketsMs.map((ms) => topology.delay(ms))],
-      queues: [...ALL_JOB_KINDS.map((kind) => topology.workQueue(kind)), ...topology.delayBucketsMs.map((ms) => topology.delay(ms))],
+      queues: [...ALL_JOB_KINDS.map((kind) => topology.workQueue(kind)), ...topology.delayBucketsMs.map((ms) => topology.delay(ms)), topology.parked],
     });
     log(`broker cleaned: ${removed.exchanges.length} exchanges, ${removed.queues.length} queues under ${prefix}`);
     await testDb?.drop().catch((error) => log(`database drop failed: ${String(error)}`));

@@ -33,12 +33,16 @@ afterAll(async () => {
   await ctx?.close();
 });
 
+/** What each seeded message names (its job and kind), for the claim. */
+const seeded = new Map<string, { jobId: string; kind: string }>();
+
 /** A QUEUED job and its PENDING outbox row, written with the engine's own insert. */
 async function seedJob(kind = 'CLAIM_KIND'): Promise<{ jobId: string; outboxId: string }> {
   const jobId = randomUUID();
   const outboxId = randomUUID();
   const row = await insertJob(sql, { jobId, outboxId, kind, input: { n: 1 }, requestedBy: null, idempotencyKey: null, exclusiveKey: null });
   expect(row?.status).toBe('QUEUED');
+  seeded.set(outboxId, { jobId, kind });
   return { jobId, outboxId };
 }
 
@@ -53,7 +57,7 @@ async function jobRow(jobId: string) {
 }
 
 const claim = (outboxId: string, token: string, using: Sql = sql, attemptLimit = 5, leaseSeconds = 30) =>
-  claimMessage(using, { outboxId, token, leaseSeconds, attemptLimit });
+  claimMessage(using, { outboxId, ...seeded.get(outboxId)!, token, leaseSeconds, attemptLimit });
 
 describe('claim', () => {
   it('50 concurrent claims on one row over separate connections: exactly one wins, in every claimable state', async () => {
@@ -456,10 +460,10 @@ describe('release for retry', () => {
       await deleteEngineTopology(prefix, ['RELEASE_MQ']);
     });
 
-    it('the runner releases to PUBLISHED (the broker keeps the message)', async () => {
+    it('the runner releases to PENDING here too: the retry waits in PostgreSQL, not in a broker timer', async () => {
       transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger });
       expect(transport.durable).toBe(true);
-      expect(await runnerRelease(transport, 'RELEASE_MQ')).toBe('PUBLISHED');
+      expect(await runnerRelease(transport, 'RELEASE_MQ')).toBe('PENDING');
     });
   });
 });

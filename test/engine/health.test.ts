@@ -66,7 +66,7 @@ describe('messaging health', () => {
     expect(health.oldestPendingMessageAgeSeconds!).toBeGreaterThan(119);
     expect(health.oldestPendingMessageAgeSeconds!).toBeLessThan(130);
     expect(health.database.reachable).toBe(true);
-    expect(health.transport).toEqual({ name: 'in-memory', durable: false, connection: 'connected' });
+    expect(health.transport).toEqual({ name: 'in-memory', durable: false, connection: 'connected', parked: 0 });
     expect(health.eventBus).toEqual({ name: 'in-memory', connection: 'connected' });
     expect(health.status).toBe('DEGRADED');
     expect(health.problems).toHaveLength(2);

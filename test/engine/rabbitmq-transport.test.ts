@@ -41,7 +41,7 @@ function gate() {
 function topologyNames(prefix: string, kinds: string[]) {
   const t = rabbitMqTopology(prefix);
   return {
-    queues: [...kinds.map(t.workQueue), ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay)],
+    queues: [...kinds.map(t.workQueue), ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay), t.parked],
     exchanges: [t.workExchange, ...DEFAULT_DELAY_BUCKETS_MS.map(t.delay)],
   };
 }
@@ -249,7 +249,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     expect(times).toHaveLength(2);
   });
 
-  it('acks malformed bodies (no poison loop) and keeps consuming', async () => {
+  it('parks malformed bodies (no poison loop, no handler call) and keeps consuming', async () => {
     const k = kind('poison');
     const received: JobMessage[] = [];
     let calls = 0;
@@ -277,6 +277,8 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     expect(calls).toBe(1);
     expect(received[0]).toEqual(good);
     expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(0);
+    expect(await queueDepth(url, `${prefix}.parked`)).toBe(2);
+    expect(await transport.parked()).toBe(2);
   });
 
   it('stop() cancels the consumer and waits for running handlers', async () => {

@@ -358,5 +358,8 @@ export async function deleteRabbitObjects(
 export function deleteEngineTopology(prefix: string, kinds: readonly string[]): Promise<{ queues: string[]; exchanges: string[] }> {
   const topology = rabbitMqTopology(prefix);
   const delays = topology.delayBucketsMs.map(topology.delay);
-  return deleteRabbitObjects(prefix, { queues: [...kinds.map(topology.workQueue), ...delays], exchanges: [topology.workExchange, ...delays] });
+  return deleteRabbitObjects(prefix, {
+    queues: [...kinds.map(topology.workQueue), ...delays, topology.parked],
+    exchanges: [topology.workExchange, ...delays],
+  });
 }

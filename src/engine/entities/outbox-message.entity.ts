@@ -63,7 +63,7 @@ export class OutboxMessageEntity {
   @Property({ type: 'text', nullable: true })
   lastError?: string | null;
 
-  /** Not before this time may the publisher send it (retry back-off on non-durable transports). */
+  /** Not before this time may the publisher send it, nor a runner claim it (a retry's back-off). */
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   availableAt!: Date;
 

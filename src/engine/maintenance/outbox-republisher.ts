@@ -6,12 +6,22 @@ import type { JobTransport } from '../transport/transport';
 import { republishStranded } from '../queries/republish-stranded';
 
 export const OUTBOX_REPUBLISHER_STRANDED_AFTER_SECONDS_DEFAULT = 300;
+/**
+ * The longest a PUBLISHED row waits for its claim before it is sent again even while
+ * its kind's queue holds a backlog. A lost message of a kind that never drains waits
+ * at most this plus one maintenance interval; a message still queued that long gets
+ * one duplicate per period (a failed claim). Set it above the longest wait in a queue
+ * that the service meets in normal work.
+ */
+export const OUTBOX_REPUBLISHER_PUBLISHED_MAX_WAIT_SECONDS_DEFAULT = 900;
 export const OUTBOX_REPUBLISHER_BATCH_SIZE_DEFAULT = 500;
 export const OUTBOX_REPUBLISHER_MAX_BATCHES_DEFAULT = 20;
 
 export interface OutboxRepublisherConfig {
   /** A message PUBLISHING/PUBLISHED (and due) longer than this is taken as lost. */
   strandedAfterSeconds: number;
+  /** A PUBLISHED row waiting longer than this is sent again, even with a backlog in its queue. */
+  publishedMaxWaitSeconds: number;
   batchSize: number;
   maxBatches: number;
 }
@@ -19,16 +29,20 @@ export interface OutboxRepublisherConfig {
 export function validateOutboxRepublisherConfig(config: Partial<OutboxRepublisherConfig> = {}): OutboxRepublisherConfig {
   const result = {
     strandedAfterSeconds: config.strandedAfterSeconds ?? OUTBOX_REPUBLISHER_STRANDED_AFTER_SECONDS_DEFAULT,
+    publishedMaxWaitSeconds: config.publishedMaxWaitSeconds ?? OUTBOX_REPUBLISHER_PUBLISHED_MAX_WAIT_SECONDS_DEFAULT,
     batchSize: config.batchSize ?? OUTBOX_REPUBLISHER_BATCH_SIZE_DEFAULT,
     maxBatches: config.maxBatches ?? OUTBOX_REPUBLISHER_MAX_BATCHES_DEFAULT,
   };
   if (!(result.strandedAfterSeconds >= 1)) throw new Error(`strandedAfterSeconds must be at least 1, got ${result.strandedAfterSeconds}`);
+  if (!(result.publishedMaxWaitSeconds >= result.strandedAfterSeconds)) {
+    throw new Error(`publishedMaxWaitSeconds must be at least strandedAfterSeconds (${result.strandedAfterSeconds}), got ${result.publishedMaxWaitSeconds}`);
+  }
   if (!(result.batchSize >= 1)) throw new Error(`batchSize must be at least 1, got ${result.batchSize}`);
   if (!(result.maxBatches >= 1)) throw new Error(`maxBatches must be at least 1, got ${result.maxBatches}`);
   return result;
 }
 
-/** Sends again what left for the broker but never arrived (see the query). */
+/** Sends again what left for the broker but never arrived, or has waited for its claim past the bound (see the query). */
 export class OutboxRepublisher {
   readonly name = 'outbox-republisher';
   private readonly config: OutboxRepublisherConfig;
@@ -57,6 +71,7 @@ export class OutboxRepublisher {
         olderThanSeconds: this.config.strandedAfterSeconds,
         limit: this.config.batchSize,
         backloggedKinds,
+        maxWaitSeconds: this.config.publishedMaxWaitSeconds,
       });
       total += count;
       if (count < this.config.batchSize) break;

@@ -5,6 +5,9 @@ export type ClaimRow = { claimed_outbox_id: string; processing_attempts: number;
 
 export interface ClaimArgs {
   outboxId: string;
+  /** The job and kind the message names: the row must belong to both. */
+  jobId: string;
+  kind: string;
   token: string;
   leaseSeconds: number;
   attemptLimit: number;
@@ -14,6 +17,12 @@ export interface ClaimArgs {
  * The claim: one conditional UPDATE gives the row a fresh token and lease and counts
  * the attempt — only if nobody holds it (PENDING/PUBLISHING/PUBLISHED) or the
  * holder's lease has expired. Exactly one concurrent claimer gets a row back.
+ * Fenced on what the message says as well as its outbox id: the row must belong to
+ * the message's job and kind (the runner passes the kind of the queue it consumes,
+ * which the message must name), so a misrouted or forged message claims nothing and
+ * no processor runs on another kind's job. And not before the row is due: a stray
+ * copy of a message whose retry waits out its back-off in the outbox (PENDING,
+ * `available_at` ahead) cannot start it early.
  * In the same statement the job turns RUNNING, unless it is over the attempt
  * limit, already terminal or asked to cancel (then `id` is null and the caller
  * decides from `processing_attempts` and `job_status`).
@@ -25,14 +34,16 @@ export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Pro
   if (claims.length === 0) return [];
   return sql<ClaimRow>(
     `WITH req AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[]) AS r(outbox_id, token, lease_seconds, attempt_limit)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])
+         AS r(outbox_id, token, lease_seconds, attempt_limit, job_id, kind)
      ), claimed AS (
        UPDATE job_outbox o
        SET state = 'PROCESSING', processing_token = req.token,
            lease_expires_at = now() + make_interval(secs => req.lease_seconds),
            processing_attempts = o.processing_attempts + 1, last_error = NULL, updated_at = now()
        FROM req
-       WHERE o.id = req.outbox_id
+       WHERE o.id = req.outbox_id AND o.job_id = req.job_id AND o.kind = req.kind
+         AND o.available_at <= now()
          AND (o.state IN ('PENDING', 'PUBLISHING', 'PUBLISHED')
               OR (o.state = 'PROCESSING' AND o.lease_expires_at < now()))
        RETURNING o.id AS outbox_id, o.job_id, o.processing_attempts, req.attempt_limit
@@ -56,6 +67,8 @@ export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Pro
       claims.map((c) => c.token),
       claims.map((c) => c.leaseSeconds),
       claims.map((c) => c.attemptLimit),
+      claims.map((c) => c.jobId),
+      claims.map((c) => c.kind),
     ],
   );
 }
@@ -65,13 +78,23 @@ export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow 
   return (await claimMessages(sql, [args]))[0];
 }
 
-/** What a losing claimer needs to decide: is the message done, or held by a live lease? */
-export async function getOutboxState(
-  sql: Sql,
-  outboxId: string,
-): Promise<{ state: string; lease_ms_left: number | null } | undefined> {
-  const rows = await sql<{ state: string; lease_ms_left: number | null }>(
-    `SELECT state, (extract(epoch FROM (lease_expires_at - now())) * 1000)::float8 AS lease_ms_left
+/** What a losing claimer reads to decide what to do with its delivery. */
+export interface OutboxStateRow {
+  state: string;
+  job_id: string;
+  kind: string;
+  /** Time left on the holder's lease (PROCESSING), negative once expired. */
+  lease_ms_left: number | null;
+  /** Time until the row is due (`available_at`), negative once due. */
+  due_ms: number;
+}
+
+/** What a losing claimer needs to decide: is the message done, held by a live lease, not yet due, or not what it says? */
+export async function getOutboxState(sql: Sql, outboxId: string): Promise<OutboxStateRow | undefined> {
+  const rows = await sql<OutboxStateRow>(
+    `SELECT state, job_id, kind,
+       (extract(epoch FROM (lease_expires_at - now())) * 1000)::float8 AS lease_ms_left,
+       (extract(epoch FROM (available_at - now())) * 1000)::float8 AS due_ms
      FROM job_outbox WHERE id = $1`,
     [outboxId],
   );

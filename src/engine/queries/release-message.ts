@@ -5,11 +5,12 @@ import { jobColumnsOf, type JobRow } from './job-row';
 export const LAST_ERROR_MAX_LENGTH = 2000;
 
 /**
- * Release for retry after a failed attempt, fenced by the token. The row goes back
- * to PUBLISHED when the transport is durable (the broker still holds the message and
- * redelivers it after the back-off) and to PENDING when it is not (the publisher must
- * send it again once `available_at` is due). The job waits as QUEUED meanwhile.
- * `refundAttempt` is for shutdown: a deploy should not use up a job's attempts.
+ * Release after a failed or interrupted attempt, fenced by the token. A retry goes back
+ * to PENDING with `available_at` at the end of its back-off: the publisher sends it when
+ * due, so the timer lives in PostgreSQL. A shutdown on a durable transport releases to
+ * PUBLISHED instead (the delivery is handed back to the broker at once). The job waits
+ * as QUEUED meanwhile. `refundAttempt` is for shutdown: a deploy should not use up a
+ * job's attempts.
  */
 export async function releaseMessage(
   sql: Sql,

@@ -1,5 +1,8 @@
 import type { JobMessage } from '../types';
-import type { ConnectionState, ConsumerHandle, JobTransport, MessageHandler, Settlement } from './transport';
+import type { ConnectionState, ConsumerHandle, JobTransport, MessageHandler, ParkedMessage, Settlement } from './transport';
+
+/** Parked messages kept for inspection (the count goes on beyond it). */
+const PARKED_KEPT = 100;
 
 /**
  * One FIFO queue per kind inside this process, each drained by its own number of
@@ -11,6 +14,10 @@ export class InMemoryTransport implements JobTransport {
   readonly durable = false;
   private readonly queues = new Map<string, KindQueue>();
   private closed = false;
+  private parkedCount = 0;
+  /** The latest parked messages, oldest first (for a person or a test to read). */
+  readonly parkedMessages: Array<ParkedMessage & { message: JobMessage }> = [];
+  private readonly parkListeners = new Set<(parked: ParkedMessage) => void>();
 
   async start(kinds: readonly string[]): Promise<void> {
     for (const kind of kinds) this.queueOf(kind);
@@ -38,10 +45,26 @@ export class InMemoryTransport implements JobTransport {
     return this.queues.get(kind)?.depth ?? 0;
   }
 
+  async parked(): Promise<number> {
+    return this.parkedCount;
+  }
+
+  onParked(listener: (parked: ParkedMessage) => void): () => void {
+    this.parkListeners.add(listener);
+    return () => this.parkListeners.delete(listener);
+  }
+
+  private park(parked: ParkedMessage, message: JobMessage): void {
+    this.parkedCount++;
+    this.parkedMessages.push({ ...parked, message });
+    if (this.parkedMessages.length > PARKED_KEPT) this.parkedMessages.shift();
+    for (const listener of this.parkListeners) listener(parked);
+  }
+
   private queueOf(kind: string): KindQueue {
     let queue = this.queues.get(kind);
     if (!queue) {
-      queue = new KindQueue();
+      queue = new KindQueue(kind, (parked, message) => this.park(parked, message));
       this.queues.set(kind, queue);
     }
     return queue;
@@ -57,6 +80,11 @@ class KindQueue {
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly kind: string,
+    private readonly park: (parked: ParkedMessage, message: JobMessage) => void,
+  ) {}
 
   get depth(): number {
     return this.items.length - this.head;
@@ -124,6 +152,8 @@ class KindQueue {
       this.timers.add(timer);
     } else if (settlement.type === 'requeue') {
       this.items.splice(this.head, 0, message);
+    } else if (settlement.type === 'park') {
+      this.park({ kind: this.kind, reason: settlement.reason, detail: settlement.detail }, message);
     }
     if (this.running === 0 && this.stopped) {
       const waiters = this.idleWaiters;

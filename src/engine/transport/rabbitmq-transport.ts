@@ -1,11 +1,22 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
+import { parseJobMessage, type ParkReason } from './job-message';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
-import type { ConnectionState, ConsumerHandle, JobTransport, MessageHandler, Settlement } from './transport';
+import {
+  PublishRefusedError,
+  type ConnectionState,
+  type ConsumerHandle,
+  type JobTransport,
+  type MessageHandler,
+  type ParkedMessage,
+  type Settlement,
+} from './transport';
 
 /**
- * Retry delays the broker can hold a message for. Each bucket is one classic queue
+ * Delays the broker can hold a copy of a delivery for: a duplicate that found its job
+ * held by another runner comes back when that lease would run out (job retries wait in
+ * the outbox, not here, so losing such a copy loses no work). Each bucket is one classic queue
  * with a per-queue TTL, so messages in it expire in arrival order (no head-of-line
  * blocking, which per-message TTLs would suffer from). Spaced about 1.5× apart: a
  * delay is rounded *up* to a bucket, so a retry never comes back before its back-off
@@ -17,6 +28,24 @@ export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
 
 /** How long a handler that threw waits before its message comes back. */
 const THROWN_HANDLER_RETRY_MS = 1_000;
+/** How long a delivery that could not be parked (broker trouble) waits before it is handed back. */
+const PARK_FAILED_REQUEUE_MS = 1_000;
+/** How long the parked count (for health) may take before it counts as unknown. */
+const PARKED_COUNT_TIMEOUT_MS = 2_000;
+/**
+ * Names each publish on the publishing channel, so that a `basic.return` (unroutable)
+ * can be matched to the publish it refuses: the broker sends the return before the
+ * confirm of the same message, on the same channel.
+ */
+const PUBLISH_ID_HEADER = 'x-jiaowu-publish-id';
+
+/** A message the broker could not route to any queue (returned under `mandatory`). */
+export class UnroutableError extends Error {
+  constructor(exchange: string, routingKey: string) {
+    super(`rabbitmq returned the message as unroutable: no queue is bound to ${exchange || '(default exchange)'} for ${routingKey}`);
+    this.name = 'UnroutableError';
+  }
+}
 
 export interface RabbitMqTransportOptions {
   url: string;
@@ -50,6 +79,12 @@ export function rabbitMqTopology(prefix: string, delayBucketsMs: readonly number
      */
     delay: (ms: number) => `${prefix}.delay.${ms}`,
     delayBucketsMs,
+    /**
+     * Durable quorum queue of messages that must never run (malformed, on the wrong
+     * queue, or not matching their outbox row), reached through the default exchange.
+     * They wait there for a person; nothing consumes it.
+     */
+    parked: `${prefix}.parked`,
   };
 }
 
@@ -60,9 +95,11 @@ export function pickDelayBucket(delayMs: number, buckets: readonly number[] = DE
 }
 
 /**
- * RabbitMQ work transport: one durable quorum queue per kind, publisher confirms,
- * one channel per kind with `prefetch(consumers)`, broker-side delayed retries that
- * hold no consumer slot, and recovery from lost connections and closed channels.
+ * RabbitMQ work transport: one durable quorum queue per kind, publisher confirms with
+ * `mandatory` (a returned message is a refused publish), one channel per kind with
+ * `prefetch(consumers)`, broker-side delayed redeliveries that hold no consumer slot, a
+ * parked queue for messages that must never run, and recovery from lost connections
+ * and closed channels.
  *
  * Recovery: the connection is amqplib 2's recovering connection (backoff + jitter);
  * after every (re)connect its setup step redeclares the whole topology, opens a new
@@ -98,6 +135,10 @@ export class RabbitMqTransport implements JobTransport {
   /** @internal channels known to be closed (settling on them is skipped). */
   readonly closedChannels = new WeakSet<Channel>();
   private closed = false;
+  private publishSeq = 0;
+  /** Publish ids the broker returned as unroutable, until their confirm arrives. */
+  private readonly returned = new Set<string>();
+  private readonly parkListeners = new Set<(parked: ParkedMessage) => void>();
 
   constructor(private readonly options: RabbitMqTransportOptions) {
     this.logger = options.logger;
@@ -130,9 +171,9 @@ export class RabbitMqTransport implements JobTransport {
         const missing = [...new Set(messages.map((m) => m.kind))].filter((kind) => !this.declared.has(kind));
         if (missing.length > 0) await this.declareKinds(model, missing);
         const channel = await this.publisher(model);
-        await Promise.all(
+        const outcomes = await Promise.allSettled(
           messages.map((message) =>
-            confirmPublish(
+            this.confirmPublish(
               channel,
               this.topology.workExchange,
               this.topology.workQueue(message.kind),
@@ -146,6 +187,16 @@ export class RabbitMqTransport implements JobTransport {
               },
             ),
           ),
+        );
+        const refused = messages.filter((_m, i) => outcomes[i]!.status === 'rejected');
+        if (refused.length === 0) return;
+        // An unroutable message means the kind's queue or binding is gone: declare it
+        // again before the next publish of that kind.
+        for (const message of refused) this.declared.delete(message.kind);
+        const first = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason as unknown;
+        throw new PublishRefusedError(
+          `rabbitmq did not take ${refused.length} of ${messages.length} message(s): ${first instanceof Error ? first.message : String(first)}`,
+          refused.map((m) => m.outboxId),
         );
       })(),
       this.publishTimeoutMs,
@@ -190,6 +241,30 @@ export class RabbitMqTransport implements JobTransport {
     }
   }
 
+  async parked(): Promise<number> {
+    const model = this.liveModel();
+    // Health asks this on every probe: a broker that does not answer must not hold it up.
+    return withTimeout(
+      (async () => {
+        const channel = await model.createChannel();
+        channel.on('error', () => undefined);
+        try {
+          const { messageCount } = await channel.checkQueue(this.topology.parked);
+          return messageCount;
+        } finally {
+          await channel.close().catch(() => undefined);
+        }
+      })(),
+      PARKED_COUNT_TIMEOUT_MS,
+      'parked queue count not answered',
+    );
+  }
+
+  onParked(listener: (parked: ParkedMessage) => void): () => void {
+    this.parkListeners.add(listener);
+    return () => this.parkListeners.delete(listener);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -227,7 +302,7 @@ export class RabbitMqTransport implements JobTransport {
     const model = this.liveModel();
     const channel = await this.publisher(model);
     await withTimeout(
-      confirmPublish(channel, this.topology.delay(bucket), this.topology.workQueue(kind), message.content, {
+      this.confirmPublish(channel, this.topology.delay(bucket), this.topology.workQueue(kind), message.content, {
         persistent: true,
         contentType: message.properties.contentType ?? 'application/json',
         messageId: message.properties.messageId,
@@ -241,12 +316,77 @@ export class RabbitMqTransport implements JobTransport {
     return bucket;
   }
 
+  /**
+   * @internal Moves a copy of a delivery to the parked queue (confirmed and routed),
+   * with why, from where and when in its headers; the caller then acks the original.
+   */
+  async park(kind: string, message: ConsumeMessage, reason: ParkReason, detail: string): Promise<void> {
+    const model = this.liveModel();
+    const { properties } = message;
+    const options: Options.Publish = {
+      persistent: true,
+      contentType: properties.contentType,
+      messageId: properties.messageId,
+      type: properties.type,
+      timestamp: properties.timestamp,
+      headers: {
+        ...(properties.headers ?? {}),
+        'x-jiaowu-parked-reason': reason,
+        'x-jiaowu-parked-detail': detail,
+        'x-jiaowu-parked-from': this.topology.workQueue(kind),
+        'x-jiaowu-parked-at': new Date().toISOString(),
+      },
+    };
+    const send = async () =>
+      withTimeout(
+        this.confirmPublish(await this.publisher(model), '', this.topology.parked, message.content, options),
+        this.publishTimeoutMs,
+        'parked copy not confirmed',
+      );
+    try {
+      await send();
+    } catch (error) {
+      if (!(error instanceof UnroutableError)) throw error;
+      // The parked queue was deleted (by hand, say): declare it again and send once more.
+      await withChannel(model, (channel) => this.declareParked(channel));
+      await send();
+    }
+    const parked: ParkedMessage = { kind, reason, detail };
+    for (const listener of this.parkListeners) listener(parked);
+  }
+
+  /**
+   * Publishes with `mandatory` and resolves once the broker confirmed it *and* routed
+   * it: a message returned as unroutable (no queue bound for its routing key) is still
+   * confirmed by the broker, but it reached no queue, so it rejects.
+   */
+  private confirmPublish(channel: ConfirmChannel, exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
+    const publishId = String(++this.publishSeq);
+    return new Promise<void>((resolve, reject) => {
+      try {
+        const headers = { ...(options.headers ?? {}), [PUBLISH_ID_HEADER]: publishId };
+        channel.publish(exchange, routingKey, content, { ...options, headers, mandatory: true }, (error: unknown) => {
+          const unroutable = this.returned.delete(publishId);
+          if (error) reject(error instanceof Error ? error : new Error(String(error)));
+          else if (unroutable) reject(new UnroutableError(exchange, routingKey));
+          else resolve();
+        });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  }
+
   /** @internal Declares a kind's queue and binding on a channel of its own. */
   async declareKinds(model: ChannelModel, kinds: readonly string[]): Promise<void> {
     await withChannel(model, async (channel) => {
       for (const kind of kinds) await this.declareKind(channel, kind);
     });
     if (model === this.connection.model) for (const kind of kinds) this.declared.add(kind);
+  }
+
+  private async declareParked(channel: Channel): Promise<void> {
+    await channel.assertQueue(this.topology.parked, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   }
 
   /** @internal */
@@ -264,6 +404,7 @@ export class RabbitMqTransport implements JobTransport {
     const { workExchange, delay, delayBucketsMs } = this.topology;
     await withChannel(model, async (channel) => {
       await channel.assertExchange(workExchange, 'direct', { durable: true });
+      await this.declareParked(channel);
       for (const ms of delayBucketsMs) {
         await channel.assertExchange(delay(ms), 'fanout', { durable: true });
         await channel.assertQueue(delay(ms), {
@@ -286,9 +427,14 @@ export class RabbitMqTransport implements JobTransport {
       try {
         const channel = await model.createConfirmChannel();
         channel.on('error', (error: Error) => this.logger.warn({ err: error }, 'rabbitmq publish channel error'));
-        channel.on('return', (message: ConsumeMessage) =>
-          this.logger.error({ routingKey: message.fields.routingKey, messageId: message.properties.messageId }, 'message returned unroutable'),
-        );
+        channel.on('return', (message: ConsumeMessage) => {
+          const publishId = message.properties.headers?.[PUBLISH_ID_HEADER] as unknown;
+          if (publishId !== undefined) this.returned.add(String(publishId));
+          this.logger.error(
+            { exchange: message.fields.exchange, routingKey: message.fields.routingKey, messageId: message.properties.messageId },
+            'message returned unroutable; its publish counts as failed',
+          );
+        });
         channel.on('close', () => {
           this.closedChannels.add(channel);
           if (this.publishChannel === channel) this.publishChannel = null;
@@ -436,17 +582,14 @@ class KindConsumer implements ConsumerHandle {
       if (this.channel === channel) channel.close().catch(() => undefined);
       return;
     }
-    const message = parseJobMessage(raw.content);
-    if (!message) {
-      // A poison message must never loop: log it and take it off the queue.
-      this.logger.error(
-        { queue: this.queue, messageId: raw.properties.messageId, body: raw.content.toString('utf8').slice(0, 500) },
-        'malformed job message; dropping it',
-      );
-      this.ack({ channel, raw });
+    const parsed = parseJobMessage(raw.content, this.kind);
+    if (!parsed.ok) {
+      // A poison message must never loop, nor reach the database: park it (outside the
+      // consumer slots: it runs nothing).
+      void this.park({ channel, raw }, parsed.reason, parsed.detail);
       return;
     }
-    const delivery: Delivery = { channel, raw, message };
+    const delivery: Delivery = { channel, raw, message: parsed.message };
     if (this.stopped) {
       this.nack(delivery, true);
       return;
@@ -500,6 +643,9 @@ class KindConsumer implements ConsumerHandle {
       case 'requeue':
         this.nack(delivery, true);
         return;
+      case 'park':
+        await this.park(delivery, settlement.reason, settlement.detail);
+        return;
       case 'retry':
         try {
           const bucket = await this.transport.publishDelayed(this.kind, delivery.raw, settlement.delayMs);
@@ -512,6 +658,23 @@ class KindConsumer implements ConsumerHandle {
           this.nack(delivery, true);
         }
         return;
+    }
+  }
+
+  /** Parks a delivery, then acks it; if the broker cannot take the parked copy, hands it back after a pause. */
+  private async park(delivery: Pick<Delivery, 'channel' | 'raw'>, reason: ParkReason, detail: string): Promise<void> {
+    const { raw } = delivery;
+    this.logger.error(
+      { queue: this.queue, reason, detail, messageId: raw.properties.messageId, body: raw.content.toString('utf8').slice(0, 500) },
+      'job message parked: it will not run',
+    );
+    try {
+      await this.transport.park(this.kind, raw, reason, detail);
+      this.ack(delivery);
+    } catch (error) {
+      this.logger.warn({ err: error, queue: this.queue }, 'could not park a message; handing it back');
+      await sleep(PARK_FAILED_REQUEUE_MS);
+      this.nack(delivery, true);
     }
   }
 
@@ -536,39 +699,6 @@ class KindConsumer implements ConsumerHandle {
 
 type ChannelWithModel = Channel & { __jiaowuModel?: ChannelModel };
 const channelModelOf = (channel: Channel): ChannelModel | undefined => (channel as ChannelWithModel).__jiaowuModel;
-
-/** Parses and checks a work message body; undefined when it is not one. */
-export function parseJobMessage(content: Buffer): JobMessage | undefined {
-  try {
-    const value = JSON.parse(content.toString('utf8')) as Partial<Record<keyof JobMessage, unknown>> | null;
-    if (!value || typeof value !== 'object') return undefined;
-    const { outboxId, jobId, kind } = value;
-    if (typeof outboxId !== 'string' || typeof jobId !== 'string' || typeof kind !== 'string') return undefined;
-    if (!outboxId || !jobId || !kind) return undefined;
-    return { outboxId, jobId, kind } as JobMessage;
-  } catch {
-    return undefined;
-  }
-}
-
-function confirmPublish(
-  channel: ConfirmChannel,
-  exchange: string,
-  routingKey: string,
-  content: Buffer,
-  options: Options.Publish,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    try {
-      channel.publish(exchange, routingKey, content, { ...options, mandatory: true }, (error: unknown) => {
-        if (error) reject(error instanceof Error ? error : new Error(String(error)));
-        else resolve();
-      });
-    } catch (error) {
-      reject(error);
-    }
-  });
-}
 
 async function withChannel<T>(model: ChannelModel, work: (channel: Channel) => Promise<T>): Promise<T> {
   const channel = await model.createChannel();

@@ -1,4 +1,7 @@
 import type { JobMessage } from '../types';
+import type { ParkReason } from './job-message';
+
+export { ParkReason } from './job-message';
 
 /** What the runner tells the transport to do with a delivery once it is handled. */
 export type Settlement =
@@ -7,7 +10,9 @@ export type Settlement =
   /** Deliver it again after `delayMs`, without holding a consumer slot meanwhile. */
   | { type: 'retry'; delayMs: number }
   /** Put it back at once for another consumer (graceful shutdown). */
-  | { type: 'requeue' };
+  | { type: 'requeue' }
+  /** Never run it: move it to the parked queue for a person to look at. */
+  | { type: 'park'; reason: ParkReason; detail: string };
 
 export type MessageHandler = (message: JobMessage) => Promise<Settlement>;
 
@@ -20,6 +25,29 @@ export interface ConsumerHandle {
   readonly active: number;
 }
 
+/** A delivery moved to the parked queue (malformed, or not what its queue or outbox row says). */
+export interface ParkedMessage {
+  /** The queue's kind it arrived on. */
+  kind: string;
+  reason: ParkReason;
+  detail: string;
+}
+
+/**
+ * A publish the transport did not take for some of its messages (the broker refused,
+ * did not confirm, or returned them as unroutable). The others were taken.
+ */
+export class PublishRefusedError extends Error {
+  constructor(
+    message: string,
+    /** The outbox ids of the messages not taken; every other message of the publish was. */
+    readonly refusedOutboxIds: readonly string[],
+  ) {
+    super(message);
+    this.name = 'PublishRefusedError';
+  }
+}
+
 /**
  * Carries work messages from the outbox publisher to the runners, one queue per
  * kind so that a slow kind never holds up another.
@@ -29,7 +57,10 @@ export interface JobTransport {
   /** True when the transport keeps a message until it is acknowledged, across restarts. */
   readonly durable: boolean;
   start(kinds: readonly string[]): Promise<void>;
-  /** Resolves only after the transport has taken every message (broker confirms). */
+  /**
+   * Resolves only after the transport has taken every message (broker confirms, and
+   * routed to a queue). Rejects with `PublishRefusedError` naming the messages not taken.
+   */
   publish(messages: readonly JobMessage[]): Promise<void>;
   /** Runs `handler` for deliveries of `kind`, at most `consumers` at a time. */
   consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle>;
@@ -39,5 +70,9 @@ export interface JobTransport {
    * consumer holds). Lets the republisher tell a backlog from a lost message.
    */
   waiting(kind: string): Promise<number>;
+  /** Messages in the parked queue now (they stay until a person removes them). */
+  parked(): Promise<number>;
+  /** Calls `listener` for every delivery parked from now on; returns the function that stops it. */
+  onParked(listener: (parked: ParkedMessage) => void): () => void;
   close(): Promise<void>;
 }

@@ -11,6 +11,9 @@ export class TransportHealth {
 
   @Field(() => String, { description: 'connected, connecting, disconnected or closed.' })
   connection!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Messages in the parked queue (malformed or misrouted; they never run); null while the transport cannot tell.' })
+  parked!: number | null;
 }
 
 @ObjectType()
