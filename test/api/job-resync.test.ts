@@ -144,4 +144,32 @@ describe('JobEventHub', () => {
       hub.close();
     }
   });
+  it("delivers a job's end even at a sequence its watchers already passed (writes lost in a database crash took their sequences again)", async () => {
+    const hub = new JobEventHub(engine);
+    try {
+      const job = (await engine.enqueue({ kind: JobKind.SCHEDULE_PUBLISH, input: {}, requestedBy: 'scheduler-1' })).job;
+      const at = (sequence: number, status: JobStatus) => ({ ...job, sequence, status });
+      const watcher: JobEvent[] = [];
+      const dashboard: JobEvent[] = [];
+      hub.watchAll((e) => dashboard.push(e));
+      hub.watchJob(job.id, (e) => watcher.push(e)).seen(snapshotEvent(at(1, JobStatus.QUEUED)));
+      // The claim (2) and two steps (3, 4) went out, then the database lost them in a crash.
+      for (const sequence of [2, 3, 4]) hub.dispatch(eventOf(at(sequence, JobStatus.RUNNING), JobEventReason.STEP));
+      // The job ran again from sequence 1: its claim (2) and step (3) are stale, its end (4) is not.
+      hub.dispatch(eventOf(at(2, JobStatus.RUNNING), JobEventReason.STARTED));
+      hub.dispatch(eventOf(at(3, JobStatus.SUCCEEDED), JobEventReason.SUCCEEDED));
+      hub.dispatch(eventOf(at(3, JobStatus.SUCCEEDED), JobEventReason.SUCCEEDED)); // a repeat
+      const seen = (events: JobEvent[]) => events.map((e) => [e.sequence, e.status]);
+      const expected = [
+        [2, 'RUNNING'],
+        [3, 'RUNNING'],
+        [4, 'RUNNING'],
+        [3, 'SUCCEEDED'],
+      ];
+      expect(seen(watcher)).toEqual(expected);
+      expect(seen(dashboard)).toEqual(expected);
+    } finally {
+      hub.close();
+    }
+  });
 });

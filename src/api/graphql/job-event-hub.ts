@@ -11,16 +11,27 @@ export type HubListener = (event: JobEvent) => void;
 export const RECENT_JOBS_LIMIT = 50_000;
 
 /**
- * Orders a job's events: by sequence, and at one sequence a terminal status above any
- * other. An event is new to a listener when its rank is higher than the last one it got.
+ * Orders a job's events. `eventRank` packs a sequence and whether its status is
+ * terminal into one number; `isAhead` says whether an event is new to a listener whose
+ * newest event had rank `last` (NOTHING_YET before the first).
  *
- * Why the status counts: heartbeats and claims commit without waiting for fsync, so a
- * database crash can lose one whose event already went out; the job's next write then
- * takes the same sequence again. If that write is the job's end, it must not be dropped
- * as a repeat of the lost one. (Terminal writes wait for fsync: they are never lost, so
- * two terminal states never share a sequence, and nothing replaces a terminal one.)
+ * An event is ahead when its sequence is higher, or when it is the job's end and the
+ * listener has not seen an end — whatever its sequence. Why: claims, heartbeats and
+ * steps commit without waiting for fsync, so a database crash can lose several of them
+ * whose events already went out; the job's next writes then take those sequences
+ * again, and its end may come at a sequence the listener has already passed. It must
+ * not be dropped as stale. (Terminal writes wait for fsync, so a job's end is never
+ * lost; a retry after an end starts above the end's sequence.)
  */
 export const eventRank = (sequence: number, status: JobStatus): number => sequence * 2 + (isTerminal(status) ? 1 : 0);
+
+export function isAhead(last: number, sequence: number, status: JobStatus): boolean {
+  if (last < 0) return true;
+  const lastSequence = Math.floor(last / 2);
+  const lastTerminal = last % 2 === 1;
+  if (isTerminal(status) && !lastTerminal) return true;
+  return sequence > lastSequence;
+}
 
 /** A job some listener of this process watches, and the newest state its listeners were given. */
 export interface WatchedJob {
@@ -170,8 +181,8 @@ export class JobEventHub {
 
   /** False when the job's listeners already have this sequence or a newer one. */
   private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean, except?: HubListener): boolean {
+    if (!isAhead(entry.rank, event.sequence, event.status)) return false;
     const rank = eventRank(event.sequence, event.status);
-    if (rank <= entry.rank) return false;
     const gap = detectGap && entry.sequence >= 0 && event.sequence > entry.sequence + 1 && !isTerminal(event.status);
     entry.sequence = event.sequence;
     entry.status = event.status;
@@ -188,7 +199,7 @@ export class JobEventHub {
     const rank = eventRank(event.sequence, event.status);
     const last = this.recent.get(event.jobId);
     if (last !== undefined) {
-      if (rank <= last) {
+      if (!isAhead(last, event.sequence, event.status)) {
         this.dropped++;
         return false;
       }

@@ -3,7 +3,7 @@ import { eventOf, isTerminal, JobEventReason, type JobEvent, type JobSnapshot } 
 import { canSeeJob, type Viewer } from '../auth/viewer';
 import { notFoundError } from './errors';
 import { EventStream } from './event-stream';
-import { eventRank, type JobEventHub } from './job-event-hub';
+import { eventRank, isAhead, type JobEventHub } from './job-event-hub';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isJobId = (id: string): boolean => UUID.test(id);
@@ -26,9 +26,8 @@ export async function jobProgressStream(
   let lastRank = -1;
   let early: JobEvent[] | null = [];
   const deliver = (event: JobEvent) => {
-    const rank = eventRank(event.sequence, event.status);
-    if (rank <= lastRank) return;
-    lastRank = rank;
+    if (!isAhead(lastRank, event.sequence, event.status)) return;
+    lastRank = eventRank(event.sequence, event.status);
     stream.push(event);
     if (isTerminal(event.status)) stream.end();
   };

@@ -19,9 +19,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * key, so a batch of a thousand costs a thousand index probes and sends back only the
  * rows that changed.
  *
- * Ahead: a greater `sequence`, or the same one in a terminal status where the watcher
- * has a non-terminal one — a heartbeat or claim (committed without fsync) lost in a
- * database crash after its event went out leaves its sequence to the job's next write.
+ * Ahead: a greater `sequence`, or a terminal status where the watcher has a
+ * non-terminal one, at any sequence — claims, heartbeats and steps (committed without
+ * fsync) lost in a database crash after their events went out leave their sequences to
+ * the job's next writes, so its end can come at a sequence the watcher already passed.
  *
  * `settledForMs` leaves out rows changed more recently than that: their event is
  * normally still on its way, and a watcher that waits for it keeps the event's reason
@@ -38,7 +39,7 @@ export async function getJobsAhead(sql: Sql, watched: readonly WatchedSequence[]
     `SELECT ${jobColumnsOf('j')}
        FROM unnest($1::uuid[], $2::bigint[], $3::boolean[]) AS w(id, seen, seen_terminal)
        JOIN jobs j ON j.id = w.id
-      WHERE (j.sequence > w.seen OR (j.sequence = w.seen AND NOT w.seen_terminal AND j.status = ANY($5::text[])))
+      WHERE (j.sequence > w.seen OR (NOT w.seen_terminal AND j.status = ANY($5::text[])))
         AND j.updated_at <= now() - make_interval(secs => $4::double precision)`,
     [
       valid.map((w) => w.jobId),
