@@ -236,7 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
   const retryMaxMs = int(env, 'JOB_RETRY_MAX_MS', 300_000, 100, 86_400_000);
   if (retryMaxMs < retryBaseMs) throw new ConfigError('JOB_RETRY_MAX_MS', String(retryMaxMs), `at least JOB_RETRY_BASE_MS (${retryBaseMs})`);
 
-  return {
+  const config: Config = {
     nodeEnv,
     port: int(env, 'PORT', 4000, 0, 65535),
     // Outside production only this machine can connect unless HOST says otherwise (GraphiQL, a development token).
@@ -302,4 +302,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxWsPayloadBytes: int(env, 'GRAPHQL_MAX_WS_PAYLOAD_BYTES', 65_536, 1_024, 104_857_600),
     },
   };
+  const { auth } = config;
+  if (production && config.roles.has(Role.API) && (auth.jwtSecret || auth.jwksUrl)) {
+    // Without them a token minted by the same identity provider for another service would do here.
+    if (!auth.issuer) throw new ConfigError('JWT_ISSUER', '', "the issuer (iss) this service's tokens carry: required in production");
+    if (!auth.audience) throw new ConfigError('JWT_AUDIENCE', '', "the audience (aud) this service's tokens carry: required in production");
+  }
+  return config;
 }

@@ -47,13 +47,15 @@ export async function startTestApiServer(options: {
   devAdminToken?: string | null;
   /** What domain resolvers need, e.g. `{ orm }` for the academic and scheduling fields. */
   services?: ApiServices;
+  /** The interface to listen on; 127.0.0.1 when not given (`url` always names 127.0.0.1). */
+  host?: string;
   /** Rate limits and socket caps to change from DEFAULT_LIMITS. */
   limits?: { http?: Partial<Config['limits']['http']>; socket?: Partial<Config['limits']['socket']> };
 }): Promise<TestApiServer> {
   const authenticator = new Authenticator(options.auth ?? { ...TEST_JWT });
   const http = await startHttpServer({
     port: 0,
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
     logger: silentLogger,
     engine: options.engine,
     metricsExporter: new PrometheusExporter({ preventServerStart: true }),
