@@ -155,7 +155,8 @@ describe('the process with a bad setting', () => {
   }, 60_000);
 
   it('refuses a production start without JWT_ISSUER in one line', async () => {
-    const result = await runMain({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), JWT_AUDIENCE: 'jiaowu', JWT_ISSUER: '', DATABASE_URL: '', RABBITMQ_URL: '' });
+    // Nothing listens on port 1: were the setting accepted, the start would fail at once on the database instead.
+    const result = await runMain({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), JWT_AUDIENCE: 'jiaowu', JWT_ISSUER: '', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', RABBITMQ_URL: '' });
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n')).toEqual([
       `Invalid configuration: JWT_ISSUER=""; allowed: the issuer (iss) this service's tokens carry: required in production`,

@@ -63,6 +63,8 @@ export class SocketLimits {
    * the close at expiry. Null if admitted, else the close code and reason to send.
    */
   admit(socket: WebSocket, viewer: Viewer): { code: number; reason: string } | null {
+    // Closed while its token was being verified: its 'close' has fired already, so it must not be counted.
+    if (socket.readyState !== socket.OPEN) return { code: 1001, reason: 'Going Away' };
     const open = this.bySubject.get(viewer.subject) ?? 0;
     if (open >= this.settings.maxConnectionsPerSubject) {
       return { code: TRY_AGAIN_LATER, reason: `Try Again Later: this token's subject has ${open} sockets open, the most allowed` };
