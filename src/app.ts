@@ -98,12 +98,14 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     logger,
     engine,
     metricsExporter: exporter,
+    opsAccess: config.ops,
     mount: apiAuth
       ? graphqlMount({
           engine,
           logger,
           auth: apiAuth,
           settings: { ...config.graphql, production: config.nodeEnv === 'production' },
+          limits: config.limits,
           services: { orm: db.orm },
         })
       : undefined,

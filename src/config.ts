@@ -27,6 +27,33 @@ export enum Role {
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogFormat = 'json' | 'pretty';
 
+/** Who may read /health/messaging and /metrics (/health/live and /health/ready stay public). */
+export enum OpsAccess {
+  PUBLIC = 'public',
+  /** Only clients on this machine, reaching the process directly (no forwarding proxy headers). */
+  LOOPBACK = 'loopback',
+  /** Only requests bearing OPS_TOKEN (`Authorization: Bearer <OPS_TOKEN>`). */
+  TOKEN = 'token',
+}
+
+/** Signature algorithms a JWKS key may use; HMAC and `none` are never taken from a JWKS. */
+export const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
+/** Per-client limits of the API, sized for an office (many people, a few tabs each). */
+export const DEFAULT_LIMITS = {
+  http: { perSubject: 20, perAddress: 10, burst: 200 },
+  socket: {
+    maxConnectionsPerAddress: 128,
+    maxConnectionsPerSubject: 10,
+    maxSubscriptionsPerSocket: 100,
+    subscribePerSecond: 10,
+    subscribeBurst: 200,
+    maxEventCost: 20,
+  },
+} as const;
+/** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
+export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
+
 export interface KindSettings {
   consumers: number;
 }
@@ -55,7 +82,24 @@ export interface Config {
     jwksUrl: string | undefined;
     issuer: string | undefined;
     audience: string | undefined;
+    /** Longest validity a token may claim, in seconds. */
+    maxLifetimeSeconds: number;
+    /** Algorithms accepted from the JWKS (a shared secret is always HS256). */
+    algorithms: string[];
   };
+  /** Rate limits per caller (HTTP operations, socket subscribes) and socket caps; see the README's "Limits". */
+  limits: {
+    http: { perSubject: number; perAddress: number; burst: number };
+    socket: {
+      maxConnectionsPerAddress: number;
+      maxConnectionsPerSubject: number;
+      maxSubscriptionsPerSocket: number;
+      subscribePerSecond: number;
+      subscribeBurst: number;
+      maxEventCost: number;
+    };
+  };
+  ops: { access: OpsAccess; token: string | undefined };
   graphql: {
     introspection: boolean;
     graphiql: boolean;
@@ -103,6 +147,21 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
+/**
+ * The URL with its password (user-info or `password=` parameter) replaced by `***`, for
+ * messages and logs. Works on text that does not parse too: everything between the
+ * scheme's `user:` and the last `@` counts as the password.
+ */
+export function redactUrl(value: string): string {
+  let redacted = value.replace(/([?&]password=)[^&#]*/gi, '$1***');
+  const userInfo = /^([a-z][a-z0-9+.-]*:\/\/)(.*)@/i.exec(redacted);
+  if (userInfo) {
+    const colon = userInfo[2]!.indexOf(':');
+    if (colon >= 0) redacted = `${userInfo[1]}${userInfo[2]!.slice(0, colon)}:***@${redacted.slice(userInfo[0].length)}`;
+  }
+  return redacted;
+}
+
 function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;
@@ -110,10 +169,42 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, raw, `a URL starting with ${protocols.join(' or ')}`);
+    throw new ConfigError(name, redactUrl(raw), `a URL starting with ${protocols.join(' or ')}`);
   }
-  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, raw, `a URL starting with ${protocols.join(' or ')}`);
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, redactUrl(raw), `a URL starting with ${protocols.join(' or ')}`);
   return raw;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** JWT_JWKS_URL: https; plain http only to this machine and outside production (a local identity provider). */
+function jwksUrl(env: Env, production: boolean): string | undefined {
+  const raw = url(env, 'JWT_JWKS_URL', ['https:', 'http:']);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.protocol === 'http:' && (production || !LOOPBACK_HOSTS.has(parsed.hostname))) {
+    throw new ConfigError('JWT_JWKS_URL', redactUrl(raw), 'an https: URL (http: only to localhost outside production)');
+  }
+  return raw;
+}
+
+function algorithms(env: Env): string[] {
+  const raw = str(env, 'JWT_ALGORITHMS') ?? 'RS256,ES256,EdDSA';
+  const list = raw.split(',').map((a) => a.trim());
+  if (list.some((a) => !(JWKS_ALGORITHMS as readonly string[]).includes(a))) {
+    throw new ConfigError('JWT_ALGORITHMS', raw, `a comma-separated list of ${JWKS_ALGORITHMS.join(', ')}`);
+  }
+  return [...new Set(list)];
+}
+
+function opsAccess(env: Env, production: boolean): { access: OpsAccess; token: string | undefined } {
+  const access = oneOf<OpsAccess>(env, 'OPS_ENDPOINTS', Object.values(OpsAccess), OpsAccess.PUBLIC);
+  const token = str(env, 'OPS_TOKEN');
+  const minBytes = production ? 32 : 16;
+  if (access === OpsAccess.TOKEN && (token === undefined || Buffer.byteLength(token) < minBytes)) {
+    throw new ConfigError('OPS_TOKEN', token === undefined ? '' : '***', `at least ${minBytes} bytes when OPS_ENDPOINTS=token`);
+  }
+  return { access, token: access === OpsAccess.TOKEN ? token : undefined };
 }
 
 function roles(env: Env): ReadonlySet<Role> {
@@ -154,10 +245,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('OUTBOX_PUBLISHED_MAX_WAIT_SECONDS', String(publishedMaxWaitSeconds), `at least OUTBOX_REPUBLISH_AFTER_SECONDS (${republishAfterSeconds})`);
   }
 
-  return {
+  const config: Config = {
     nodeEnv,
     port: int(env, 'PORT', 4000, 0, 65535),
-    host: str(env, 'HOST') ?? '0.0.0.0',
+    // Outside production only this machine can connect unless HOST says otherwise (GraphiQL, a development token).
+    host: str(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1'),
     roles: roles(env),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     rabbitmqUrl: url(env, 'RABBITMQ_URL', ['amqp:', 'amqps:']),
@@ -189,10 +281,28 @@ export function loadConfig(env: Env = process.env): Config {
     },
     auth: {
       jwtSecret: str(env, 'JWT_SECRET'),
-      jwksUrl: url(env, 'JWT_JWKS_URL', ['http:', 'https:']),
+      jwksUrl: jwksUrl(env, production),
       issuer: str(env, 'JWT_ISSUER'),
       audience: str(env, 'JWT_AUDIENCE'),
+      maxLifetimeSeconds: int(env, 'JWT_MAX_LIFETIME_SECONDS', DEFAULT_JWT_MAX_LIFETIME_SECONDS, 60, 2_592_000),
+      algorithms: algorithms(env),
     },
+    limits: {
+      http: {
+        perSubject: int(env, 'RATE_LIMIT_PER_SUBJECT', DEFAULT_LIMITS.http.perSubject, 1, 100_000),
+        perAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', DEFAULT_LIMITS.http.perAddress, 1, 100_000),
+        burst: int(env, 'RATE_LIMIT_BURST', DEFAULT_LIMITS.http.burst, 0, 1_000_000),
+      },
+      socket: {
+        maxConnectionsPerAddress: int(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_LIMITS.socket.maxConnectionsPerAddress, 1, 1_000_000),
+        maxConnectionsPerSubject: int(env, 'WS_MAX_CONNECTIONS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxConnectionsPerSubject, 1, 1_000_000),
+        maxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', DEFAULT_LIMITS.socket.maxSubscriptionsPerSocket, 1, 100_000),
+        subscribePerSecond: int(env, 'WS_SUBSCRIBE_PER_SECOND', DEFAULT_LIMITS.socket.subscribePerSecond, 1, 100_000),
+        subscribeBurst: int(env, 'WS_SUBSCRIBE_BURST', DEFAULT_LIMITS.socket.subscribeBurst, 0, 1_000_000),
+        maxEventCost: int(env, 'WS_MAX_EVENT_COST', DEFAULT_LIMITS.socket.maxEventCost, 1, 1_000_000),
+      },
+    },
+    ops: opsAccess(env, production),
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       graphiql: bool(env, 'GRAPHIQL', !production),
@@ -204,4 +314,11 @@ export function loadConfig(env: Env = process.env): Config {
       subscriptionResyncBatchSize: int(env, 'SUBSCRIPTION_RESYNC_BATCH_SIZE', 1_000, 1, 10_000),
     },
   };
+  const { auth } = config;
+  if (production && config.roles.has(Role.API) && (auth.jwtSecret || auth.jwksUrl)) {
+    // Without them a token minted by the same identity provider for another service would do here.
+    if (!auth.issuer) throw new ConfigError('JWT_ISSUER', '', "the issuer (iss) this service's tokens carry: required in production");
+    if (!auth.audience) throw new ConfigError('JWT_AUDIENCE', '', "the audience (aud) this service's tokens carry: required in production");
+  }
+  return config;
 }

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.nodeEnv).toBe('development');
     expect(config.port).toBe(4000);
+    expect(config.host).toBe('127.0.0.1'); // this machine only, outside production
     expect([...config.roles].sort()).toEqual([Role.API, Role.WORKER]);
     expect(config.databaseUrl).toBeUndefined(); // → the embedded PostgreSQL
     expect(config.rabbitmqUrl).toBeUndefined(); // → the in-memory transport
@@ -91,6 +92,21 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('\n');
   });
 
+  it.each([
+    ['DATABASE_URL', 'postgres://jiaowu:Pa55-w0rd@db:99999/jiaowu'],
+    ['DATABASE_URL', 'mysql://jiaowu:Pa55-w0rd@db/jiaowu'],
+    ['DATABASE_URL', 'postgres://jiaowu:Pa55 w0rd@/#@db:5432 /jiaowu'],
+    ['DATABASE_URL', 'mysql://db:5432/jiaowu?user=jiaowu&password=Pa55-w0rd&x=1'],
+    ['RABBITMQ_URL', 'amqp://jiaowu:Pa55-w0rd@mq:5672:1'],
+    ['RABBITMQ_URL', 'http://jiaowu:Pa55-w0rd@mq:5672'],
+  ])('%s=%s is refused without its password in the message', (variable, value) => {
+    const error = configError({ [variable]: value });
+    expect(error.variable).toBe(variable);
+    expect(error.message).not.toContain('Pa55');
+    expect(error.value).not.toContain('Pa55');
+    expect(error.message).toContain('***');
+  });
+
   it('JOB_RETRY_MAX_MS below JOB_RETRY_BASE_MS is refused', () => {
     const error = configError({ JOB_RETRY_BASE_MS: '5000', JOB_RETRY_MAX_MS: '1000' });
     expect(error.variable).toBe('JOB_RETRY_MAX_MS');
@@ -135,6 +151,24 @@ describe('the process with a bad setting', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe('Invalid configuration: PORT="abc"; allowed: an integer from 0 to 65535');
     expect(result.stdout).toBe('');
+  }, 60_000);
+
+  it('never prints the password of an invalid DATABASE_URL', async () => {
+    const result = await runMain({ DATABASE_URL: 'postgres://jiaowu:Pa55-w0rd@db:99999/jiaowu' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toBe(
+      'Invalid configuration: DATABASE_URL="postgres://jiaowu:***@db:99999/jiaowu"; allowed: a URL starting with postgres: or postgresql:',
+    );
+    expect(result.stdout).toBe('');
+  }, 60_000);
+
+  it('refuses a production start without JWT_ISSUER in one line', async () => {
+    // Nothing listens on port 1: were the setting accepted, the start would fail at once on the database instead.
+    const result = await runMain({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), JWT_AUDIENCE: 'jiaowu', JWT_ISSUER: '', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', RABBITMQ_URL: '' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      `Invalid configuration: JWT_ISSUER=""; allowed: the issuer (iss) this service's tokens carry: required in production`,
+    ]);
   }, 60_000);
 });
 

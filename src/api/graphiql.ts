@@ -1,4 +1,6 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { RequestHandler } from 'express';
+import { isLoopbackRequest } from './client-address';
 
 const DEFAULT_QUERY = `# Jobs, newest first
 query RecentJobs {
@@ -28,4 +30,17 @@ export function renderGraphiQLPage(options: { endpoint: string; devToken: string
     // Read by the page's executor (not in the GraphiQLOptions type): the socket's connection_init payload.
     ...({ endpoint: options.endpoint, connectionParams: authorization ? { authorization } : {} } as object),
   });
+}
+
+/**
+ * GET /graphiql. The page with the development token goes only to a client on this
+ * machine talking to the process directly: the token is an admin's, and anyone who can
+ * reach the port (or come through a proxy) would otherwise be one.
+ */
+export function graphiqlHandler(options: { endpoint: string; devToken: string | null }): RequestHandler {
+  const withToken = renderGraphiQLPage(options);
+  const withoutToken = options.devToken ? renderGraphiQLPage({ ...options, devToken: null }) : withToken;
+  return (req, res) => {
+    res.set('Cache-Control', 'no-store').type('html').send(isLoopbackRequest(req) ? withToken : withoutToken);
+  };
 }

@@ -4,7 +4,9 @@ import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../engine/engine';
+import { OpsAccess } from '../config';
 import { healthRoutes } from './health-routes';
+import { opsAccessGuard, type OpsAccessSettings } from './ops-access';
 
 export interface HttpServerOptions {
   port: number;
@@ -12,6 +14,8 @@ export interface HttpServerOptions {
   logger: Logger;
   engine: JobEngine;
   metricsExporter: PrometheusExporter;
+  /** Who may read /health/messaging and /metrics; everyone when not given. */
+  opsAccess?: OpsAccessSettings;
   /** Mounts the GraphQL endpoint and anything else the API role serves. */
   mount?: (app: Express, server: http.Server) => Promise<() => Promise<void>>;
 }
@@ -26,7 +30,8 @@ export interface RunningHttpServer {
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const app = express();
   app.disable('x-powered-by');
-  app.use(healthRoutes(options.engine));
+  app.use(['/health/messaging', '/metrics'], opsAccessGuard(options.opsAccess ?? { access: OpsAccess.PUBLIC }));
+  app.use(healthRoutes(options.engine, options.logger));
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
   const server = http.createServer(app);
   const unmount = options.mount ? await options.mount(app, server) : async () => undefined;
@@ -40,7 +45,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const address = server.address() as AddressInfo;
   const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
   const url = `http://${host}:${address.port}`;
-  options.logger.info({ url }, 'HTTP server listening');
+  options.logger.info({ url, host: options.host }, 'HTTP server listening');
+  if (isLoopbackHost(options.host)) {
+    options.logger.info({ host: options.host }, 'only this machine can connect: set HOST=0.0.0.0 (or an interface address) to accept others');
+  }
   return {
     server,
     url,
@@ -51,3 +59,5 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     },
   };
 }
+
+const isLoopbackHost = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');

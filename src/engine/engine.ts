@@ -285,7 +285,9 @@ export class JobEngine {
   }
 
   async health(): Promise<MessagingHealth> {
-    return checkMessagingHealth(this.options.pool, this.options.transport, this.options.bus);
+    return checkMessagingHealth(this.options.pool, this.options.transport, this.options.bus, (error) =>
+      this.options.logger.warn({ err: error }, 'health check: the database query failed'),
+    );
   }
 
   /** Watch every job event in this process (the bus carries events from all processes). */

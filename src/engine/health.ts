@@ -33,7 +33,24 @@ export interface MessagingHealth {
 
 const BACKLOG_STATES = [OutboxState.PENDING, OutboxState.PUBLISHING, OutboxState.PUBLISHED, OutboxState.PROCESSING];
 
-export async function checkMessagingHealth(pool: Pool, transport: JobTransport, bus: EventBus): Promise<MessagingHealth> {
+/** A driver or server error code (ECONNREFUSED, 57P01…): says what kind of failure without the text, which may name hosts or SQL. */
+const describeFailure = (error: unknown): string => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'see the log';
+};
+
+/**
+ * The figures /health/messaging and `messagingHealth` report. `problems` are the
+ * service's own words: a failed database query is reported by its code only (the
+ * reports reach callers that must not see connection details), and its whole error
+ * goes to `onDatabaseError` (the log).
+ */
+export async function checkMessagingHealth(
+  pool: Pool,
+  transport: JobTransport,
+  bus: EventBus,
+  onDatabaseError: (error: unknown) => void = () => undefined,
+): Promise<MessagingHealth> {
   const connection = transport.connectionState();
   const busConnection = bus.connectionState();
   const problems: string[] = [];
@@ -43,7 +60,8 @@ export async function checkMessagingHealth(pool: Pool, transport: JobTransport, 
   try {
     figures = await messagingFigures(poolSql(pool));
   } catch (error) {
-    problems.push(`database unreachable: ${error instanceof Error ? error.message : String(error)}`);
+    onDatabaseError(error);
+    problems.push(`database unreachable (${describeFailure(error)})`);
   }
   const parked = await parkedCount;
   if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);

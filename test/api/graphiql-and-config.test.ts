@@ -88,7 +88,7 @@ describe('auth configuration', () => {
     const config = loadConfig({ NODE_ENV: 'production' });
     await expect(createApiAuth(config, silentLogger)).rejects.toBeInstanceOf(ConfigError);
     await expect(createApiAuth(config, silentLogger)).rejects.toThrow(/JWT_SECRET/);
-    const short = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short' });
+    const short = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short', JWT_ISSUER: 'i', JWT_AUDIENCE: 'a' });
     await expect(createApiAuth(short, silentLogger)).rejects.toBeInstanceOf(ConfigError);
   });
 

@@ -171,6 +171,8 @@ async function main(): Promise<void> {
         LOG_FORMAT: 'json',
         LOAD_DEMO_DATA: 'false',
         DB_POOL_SIZE: '20',
+        // Every simulated client connects from this machine: one address holds them all.
+        WS_MAX_CONNECTIONS_PER_ADDRESS: String(CLIENTS + 10),
       },
       { log },
     );

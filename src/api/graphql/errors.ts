@@ -15,11 +15,14 @@ export enum ErrorCode {
   QUERY_TOO_DEEP = 'QUERY_TOO_DEEP',
   QUERY_TOO_COMPLEX = 'QUERY_TOO_COMPLEX',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  /** Too many operations, subscribes or sockets for one caller; `retryAfterSeconds` says when to try again. */
+  RATE_LIMITED = 'RATE_LIMITED',
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
 }
 
 const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCode.UNAUTHENTICATED]: 401,
+  [ErrorCode.RATE_LIMITED]: 429,
 };
 
 export function apiError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {

@@ -9,17 +9,19 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { Config } from '../../config';
+import { DEFAULT_LIMITS, type Config } from '../../config';
 import type { JobEngine } from '../../engine/engine';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
-import { renderGraphiQLPage } from '../graphiql';
+import { graphiqlHandler } from '../graphiql';
+import { httpRateLimit } from '../http-rate-limit';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { JobEventHub } from './job-event-hub';
 import { JobResync } from './job-resync';
 import { complexityError, depthLimitRule } from './limits';
+import { SocketLimits } from './socket-limits';
 
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHIQL_PATH = '/graphiql';
@@ -34,6 +36,8 @@ export interface GraphQLMountOptions {
   settings: GraphQLSettings;
   /** What domain resolvers need (see ApiServices). */
   services?: ApiServices;
+  /** Per-caller rate limits and socket caps; DEFAULT_LIMITS when not given. */
+  limits?: Config['limits'];
 }
 
 /** graphql-ws's `extra`, with who connected. */
@@ -49,6 +53,8 @@ type SocketExtra = {
 export function graphqlMount(options: GraphQLMountOptions): (app: Express, server: http.Server) => Promise<() => Promise<void>> {
   return async (app, server) => {
     const { engine, logger, auth, settings } = options;
+    const limits = options.limits ?? DEFAULT_LIMITS;
+    const socketLimits = new SocketLimits(limits.socket);
     const schema = await buildApiSchema();
     const hub = new JobEventHub(engine);
     // Lost events of watched jobs are made good by reading those jobs again.
@@ -82,7 +88,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     });
 
     // --- graphql-ws on the same server and path ---------------------------------
-    const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: settings.maxWsPayloadBytes });
+    const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: settings.maxWsPayloadBytes, verifyClient: socketLimits.verifyClient });
+    socketLimits.track(wsServer);
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
     const socketServer = useServer<Record<string, unknown> | undefined, SocketExtra>(
       {
@@ -98,7 +105,13 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
             return false;
           }
           try {
-            ctx.extra.viewer = await auth.authenticator.verify(token);
+            const viewer = await auth.authenticator.verify(token);
+            const refusal = socketLimits.admit(ctx.extra.socket, viewer);
+            if (refusal) {
+              ctx.extra.socket.close(refusal.code, refusal.reason);
+              return false;
+            }
+            ctx.extra.viewer = viewer;
             return true;
           } catch (error) {
             const forbidden = error instanceof AuthError && error.code === 'FORBIDDEN';
@@ -110,12 +123,16 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
         onSubscribe: async (ctx, _id, payload) => {
           const viewer = ctx.extra.viewer;
           if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
+          const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length);
+          if (refused) return [refused];
           if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
           const checked = documents.get(payload.query);
           if (checked instanceof Array) return checked;
           const document = checked;
           const tooComplex = complexityError(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
           if (tooComplex) return [tooComplex];
+          const tooCostlyPerEvent = socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
+          if (tooCostlyPerEvent) return [tooCostlyPerEvent];
           const args: ExecutionArgs = {
             schema,
             document,
@@ -174,6 +191,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
+      httpRateLimit({ settings: limits.http, authenticator: auth.authenticator }),
       express.json({ limit: settings.maxBodyBytes }),
       expressMiddleware(apollo, {
         context: async ({ req }) => {
@@ -197,10 +215,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     app.use(GRAPHQL_PATH, bodyErrors(settings.maxBodyBytes));
 
     if (settings.graphiql) {
-      const page = renderGraphiQLPage({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken });
-      app.get(GRAPHIQL_PATH, (_req, res) => {
-        res.type('html').send(page);
-      });
+      app.get(GRAPHIQL_PATH, graphiqlHandler({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken }));
     }
 
     resync.start();

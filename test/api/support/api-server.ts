@@ -8,6 +8,7 @@ import { ApiRole } from '../../../src/api/auth/viewer';
 import type { ApiServices } from '../../../src/api/graphql/context';
 import { graphqlMount, type GraphQLSettings } from '../../../src/api/graphql/mount';
 import { startHttpServer, type RunningHttpServer } from '../../../src/api/server';
+import { DEFAULT_LIMITS, type Config } from '../../../src/config';
 import type { JobEngine } from '../../../src/engine/engine';
 import { silentLogger } from '../../../src/engine/logger';
 
@@ -48,11 +49,15 @@ export async function startTestApiServer(options: {
   devAdminToken?: string | null;
   /** What domain resolvers need, e.g. `{ orm }` for the academic and scheduling fields. */
   services?: ApiServices;
+  /** The interface to listen on; 127.0.0.1 when not given (`url` always names 127.0.0.1). */
+  host?: string;
+  /** Rate limits and socket caps to change from DEFAULT_LIMITS. */
+  limits?: { http?: Partial<Config['limits']['http']>; socket?: Partial<Config['limits']['socket']> };
 }): Promise<TestApiServer> {
   const authenticator = new Authenticator(options.auth ?? { ...TEST_JWT });
   const http = await startHttpServer({
     port: 0,
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
     logger: silentLogger,
     engine: options.engine,
     metricsExporter: new PrometheusExporter({ preventServerStart: true }),
@@ -62,6 +67,10 @@ export async function startTestApiServer(options: {
       auth: { authenticator, devAdminToken: options.devAdminToken ?? null },
       settings: { ...TEST_GRAPHQL_SETTINGS, ...options.settings },
       services: options.services,
+      limits: {
+        http: { ...DEFAULT_LIMITS.http, ...options.limits?.http },
+        socket: { ...DEFAULT_LIMITS.socket, ...options.limits?.socket },
+      },
     }),
   });
   const sign = (sub: string, roles: string[], scope?: string) => authenticator.sign({ sub, roles, scope }, '1h');

@@ -1,0 +1,141 @@
+import type { IncomingMessage } from 'node:http';
+import { getOperationAST, OperationTypeNode, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { CloseCode } from 'graphql-ws';
+import type WebSocket from 'ws';
+import type { VerifyClientCallbackAsync, WebSocketServer } from 'ws';
+import type { Config } from '../../config';
+import type { Viewer } from '../auth/viewer';
+import { requestAddressKey } from '../client-address';
+import { KeyedRateLimiter } from '../rate-limiter';
+import { apiError, ErrorCode } from './errors';
+import { complexityError } from './limits';
+
+export type SocketLimitSettings = Config['limits']['socket'];
+
+/** WebSocket's own "Try Again Later": graphql-ws clients retry it with backoff. */
+export const TRY_AGAIN_LATER = 1013;
+/** How long a refused upgrade asks the client to wait. */
+const FULL_RETRY_AFTER_SECONDS = 10;
+/** setTimeout's longest delay (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The graphql-ws socket's limits, each cheap to check and in this process's memory:
+ * - sockets per address, counted from the upgrade (before any token): beyond it the
+ *   upgrade is answered 429 with Retry-After;
+ * - sockets per subject, once its token verified: beyond it the socket closes with 1013;
+ * - a socket closes with 4403 Forbidden when its token expires (a graphql-ws client
+ *   retries 4403, with fresh connection params if it computes them; 4401 would end it);
+ * - operations open per socket, and subscribe messages per subject (a rate with a burst
+ *   allowance): beyond either the operation gets RATE_LIMITED, before any parse or read;
+ * - the cost of a subscription's selection, paid again on every event, within a
+ *   per-event budget (QUERY_TOO_COMPLEX).
+ */
+export class SocketLimits {
+  private readonly byAddress = new Map<string, number>();
+  private readonly bySubject = new Map<string, number>();
+  private readonly subscribes: KeyedRateLimiter;
+
+  constructor(readonly settings: SocketLimitSettings) {
+    this.subscribes = new KeyedRateLimiter(settings.subscribePerSecond, settings.subscribeBurst);
+  }
+
+  /** For `new WebSocketServer({ verifyClient })`: refuses an upgrade from an address at its cap. */
+  readonly verifyClient: VerifyClientCallbackAsync = (info, callback) => {
+    const key = requestAddressKey(info.req);
+    if ((this.byAddress.get(key) ?? 0) < this.settings.maxConnectionsPerAddress) return callback(true);
+    callback(false, 429, `Too many sockets from this address (at most ${this.settings.maxConnectionsPerAddress})`, {
+      'Retry-After': String(FULL_RETRY_AFTER_SECONDS),
+    });
+  };
+
+  /** Counts the server's sockets per address (install before the socket server's own listener). */
+  track(server: WebSocketServer): void {
+    server.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+      const key = requestAddressKey(request);
+      this.count(this.byAddress, key, +1);
+      socket.once('close', () => this.count(this.byAddress, key, -1));
+    });
+  }
+
+  /**
+   * Once the socket's token verified: claims one of its subject's sockets and arranges
+   * the close at expiry. Null if admitted, else the close code and reason to send.
+   */
+  admit(socket: WebSocket, viewer: Viewer): { code: number; reason: string } | null {
+    // Closed while its token was being verified: its 'close' has fired already, so it must not be counted.
+    if (socket.readyState !== socket.OPEN) return { code: 1001, reason: 'Going Away' };
+    const open = this.bySubject.get(viewer.subject) ?? 0;
+    if (open >= this.settings.maxConnectionsPerSubject) {
+      return { code: TRY_AGAIN_LATER, reason: `Try Again Later: this token's subject has ${open} sockets open, the most allowed` };
+    }
+    this.count(this.bySubject, viewer.subject, +1);
+    let timer: NodeJS.Timeout | undefined;
+    const closeAtExpiry = () => {
+      const remainingMs = (viewer.expiresAt ?? Infinity) * 1000 - Date.now();
+      if (remainingMs === Infinity) return;
+      if (remainingMs <= 0) {
+        socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired; connect again with a new one');
+        return;
+      }
+      timer = setTimeout(closeAtExpiry, Math.min(remainingMs, MAX_TIMER_MS));
+      timer.unref();
+    };
+    closeAtExpiry();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.count(this.bySubject, viewer.subject, -1);
+    });
+    return null;
+  }
+
+  /**
+   * Before a subscribe message is parsed: within the socket's open operations (counting
+   * this one) and the subject's subscribe rate? Null if so, else the error to send.
+   */
+  async admitOperation(viewer: Viewer, openOperations: number): Promise<GraphQLError | null> {
+    const max = this.settings.maxSubscriptionsPerSocket;
+    if (openOperations > max) {
+      return apiError(ErrorCode.RATE_LIMITED, `This socket has ${max} operations open, the most allowed: complete one, or open another socket`, {
+        limit: max,
+      });
+    }
+    const waitSeconds = await this.subscribes.take(viewer.subject);
+    if (waitSeconds === null) return null;
+    return apiError(
+      ErrorCode.RATE_LIMITED,
+      `Too many subscribe messages for this token: ${this.subscribes.describe('subscribes')}; try again in ${waitSeconds} s`,
+      { retryAfterSeconds: waitSeconds },
+    );
+  }
+
+  /**
+   * A subscription runs its selection again for every event: its cost (by the API's
+   * own estimator) must fit the per-event budget. Null for other operations and for
+   * subscriptions within it.
+   */
+  eventCostError(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown> | null | undefined,
+  ): GraphQLError | null {
+    if (getOperationAST(document, operationName ?? undefined)?.operation !== OperationTypeNode.SUBSCRIPTION) return null;
+    const max = this.settings.maxEventCost;
+    const over = complexityError(schema, document, operationName, variables, max);
+    if (!over) return null;
+    const cost = over.extensions.complexity;
+    return apiError(
+      ErrorCode.QUERY_TOO_COMPLEX,
+      `${typeof cost === 'number' ? `Each event of this subscription costs ${cost}` : 'This subscription costs too much per event'}; ` +
+        `the limit is ${max} per event: select fewer fields, and read large ones (a plan, its timetable) with a query when needed`,
+      { ...(typeof cost === 'number' ? { complexity: cost } : {}), maxEventComplexity: max },
+    );
+  }
+
+  private count(map: Map<string, number>, key: string, delta: number): void {
+    const next = (map.get(key) ?? 0) + delta;
+    if (next <= 0) map.delete(key);
+    else map.set(key, next);
+  }
+}

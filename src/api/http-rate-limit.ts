@@ -1,0 +1,52 @@
+import type { RequestHandler } from 'express';
+import type { Config } from '../config';
+import { Authenticator } from './auth/authenticator';
+import { requestAddressKey } from './client-address';
+import { ErrorCode } from './graphql/errors';
+import { KeyedRateLimiter } from './rate-limiter';
+
+export type HttpRateLimitSettings = Config['limits']['http'];
+
+/**
+ * Rate limit of GraphQL operations over HTTP, in front of body parsing: a caller with a
+ * valid token spends its subject's allowance wherever it connects from; everyone else
+ * (no token, or a token that does not verify) spends its address's. Beyond it: 429
+ * with `Retry-After` and a RATE_LIMITED error. Keying by a subject only once its token
+ * verified means nobody can spend another person's allowance.
+ */
+export function httpRateLimit(options: { settings: HttpRateLimitSettings; authenticator: Authenticator }): RequestHandler {
+  const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
+  const byAddress = new KeyedRateLimiter(options.settings.perAddress, options.settings.burst);
+  return async (req, res, next) => {
+    if (req.method === 'OPTIONS') return next();
+    let subject: string | null = null;
+    const token = Authenticator.tokenFrom(req.headers.authorization);
+    if (token) {
+      // Verified tokens are cached, so the operation's own check costs nothing more.
+      subject = await options.authenticator.verify(token).then(
+        (viewer) => viewer.subject,
+        () => null, // the operation itself answers 401 / 403
+      );
+    }
+    const limiter = subject !== null ? bySubject : byAddress;
+    let waitSeconds: number | null;
+    try {
+      waitSeconds = await limiter.take(subject !== null ? subject : requestAddressKey(req));
+    } catch (error) {
+      return next(error);
+    }
+    if (waitSeconds === null) return next();
+    const who = subject !== null ? 'for this token' : 'from this address without a valid token';
+    res
+      .status(429)
+      .set('Retry-After', String(waitSeconds))
+      .json({
+        errors: [
+          {
+            message: `Too many requests ${who}: ${limiter.describe('operations')}; try again in ${waitSeconds} s`,
+            extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: waitSeconds },
+          },
+        ],
+      });
+  };
+}

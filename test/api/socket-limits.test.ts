@@ -1,0 +1,232 @@
+/**
+ * The graphql-ws socket's limits over a real server and real sockets: sockets per
+ * address and per subject, operations per socket, the subscribe rate (3,000 made-up
+ * job ids do not cost 3,000 reads), and the per-event cost of a subscription.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { DEFAULT_LIMITS } from '../../src/config';
+import type { JobEngine } from '../../src/engine/engine';
+import { JobKind } from '../../src/job-kinds';
+import { buildEngine, createTestDb } from '../support/engine-harness';
+import { testKindRegistrations } from '../support/test-kinds';
+import { JobEventsDocument } from './generated/graphql';
+import { collect, rawSocket, startTestApiServer, waitUntil, wsClient, type RawSocket, type TestApiServer } from './support/api-server';
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+let engine: JobEngine;
+const servers: TestApiServer[] = [];
+
+beforeAll(async () => {
+  ctx = await createTestDb('api_socket_limits');
+  engine = buildEngine({ db: ctx.db, registrations: testKindRegistrations() });
+  await engine.start();
+});
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  await engine?.stop(2_000);
+  await ctx?.close();
+});
+
+async function serve(options: Parameters<typeof startTestApiServer>[0]): Promise<TestApiServer> {
+  const server = await startTestApiServer(options);
+  servers.push(server);
+  return server;
+}
+
+/** A non-loopback IPv4 address of this machine, to connect from "another" client. */
+const externalAddress = Object.values(os.networkInterfaces())
+  .flat()
+  .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+
+/** Opens a socket and sends connection_init; resolves with the socket once acknowledged or closed. */
+async function initialised(url: string, token: string): Promise<RawSocket & { outcome: 'ack' | { code: number; reason: string } }> {
+  const socket = await rawSocket({ wsUrl: url });
+  socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+  const outcome = await Promise.race([
+    socket.closed,
+    waitUntil(() => socket.messages.some((m) => (m as { type: string }).type === 'connection_ack')).then(() => 'ack' as const),
+  ]);
+  return { ...socket, outcome };
+}
+
+/** The HTTP answer to a WebSocket upgrade that was refused, or 'open'. */
+function upgradeOutcome(url: string): Promise<'open' | { status: number; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, 'graphql-transport-ws');
+    socket.once('open', () => {
+      socket.close();
+      resolve('open');
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined });
+      res.resume();
+    });
+    socket.once('error', reject);
+  });
+}
+
+type Message = { id?: string; type: string; payload?: unknown };
+type GraphQLErrors = { message: string; extensions?: { code?: string; retryAfterSeconds?: number } }[];
+const errorCode = (m: Message) => (m.payload as GraphQLErrors)[0]?.extensions?.code;
+
+/**
+ * Each operation's first answer, by id: refused before execution (an `error` message),
+ * or executed (a `next`, whose errors say e.g. NOT_FOUND).
+ */
+function firstAnswers(messages: unknown[]): Map<string, { code: string; errors: GraphQLErrors }> {
+  const answers = new Map<string, { code: string; errors: GraphQLErrors }>();
+  for (const m of messages as Message[]) {
+    if (!m.id || answers.has(m.id) || (m.type !== 'error' && m.type !== 'next')) continue;
+    const errors = (m.type === 'error' ? m.payload : (m.payload as { errors?: GraphQLErrors }).errors ?? []) as GraphQLErrors;
+    answers.set(m.id, { code: errors[0]?.extensions?.code ?? 'ok', errors });
+  }
+  return answers;
+}
+
+describe('sockets per address', () => {
+  it('answers an upgrade beyond the cap with 429 and Retry-After; another address and a freed place get in', async () => {
+    const server = await serve({ engine, host: '0.0.0.0', limits: { socket: { maxConnectionsPerAddress: 3 } } });
+    const open = [await initialised(server.wsUrl, server.tokens.viewer), await initialised(server.wsUrl, server.tokens.admin), await initialised(server.wsUrl, server.tokens.scheduler)];
+    expect(open.map((s) => s.outcome)).toEqual(['ack', 'ack', 'ack']);
+    const refused = await upgradeOutcome(server.wsUrl);
+    expect(refused).toEqual({ status: 429, retryAfter: expect.stringMatching(/^\d+$/) });
+    if (externalAddress) {
+      // The same server reached from this machine's other address: a different client.
+      expect(await upgradeOutcome(server.wsUrl.replace('127.0.0.1', externalAddress))).toBe('open');
+    }
+    open[0]!.socket.close();
+    await open[0]!.closed;
+    let outcome: Awaited<ReturnType<typeof upgradeOutcome>> = refused;
+    for (const deadline = Date.now() + 5_000; outcome !== 'open' && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      outcome = await upgradeOutcome(server.wsUrl);
+    }
+    expect(outcome).toBe('open');
+    for (const s of open) s.socket.close();
+  });
+});
+
+describe('sockets per subject', () => {
+  it('closes a socket beyond its subject’s cap with 1013 Try Again Later; other subjects and a freed place get in', async () => {
+    const server = await serve({ engine, limits: { socket: { maxConnectionsPerSubject: 2 } } });
+    const first = await initialised(server.wsUrl, server.tokens.viewer);
+    const second = await initialised(server.wsUrl, server.tokens.viewer);
+    const third = await initialised(server.wsUrl, server.tokens.viewer);
+    expect([first.outcome, second.outcome]).toEqual(['ack', 'ack']);
+    expect(third.outcome).toEqual({ code: 1013, reason: expect.stringMatching(/Try Again Later/) });
+    expect((await initialised(server.wsUrl, server.tokens.otherViewer)).outcome).toBe('ack');
+    first.socket.close();
+    await first.closed;
+    let again = await initialised(server.wsUrl, server.tokens.viewer);
+    for (const deadline = Date.now() + 5_000; again.outcome !== 'ack' && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      again = await initialised(server.wsUrl, server.tokens.viewer);
+    }
+    expect(again.outcome).toBe('ack');
+    second.socket.close();
+    again.socket.close();
+  });
+});
+
+describe('operations per socket and the subscribe rate', () => {
+  it('refuses an operation beyond the socket’s cap with RATE_LIMITED; completing one makes room', async () => {
+    const server = await serve({ engine, limits: { socket: { maxSubscriptionsPerSocket: 3 } } });
+    const client = wsClient(server, server.tokens.admin);
+    try {
+      const open = [0, 1, 2].map(() => collect(client, JobEventsDocument, {}));
+      const fourth = collect(client, JobEventsDocument, {});
+      const error = (await fourth.done.then(() => null, (e: unknown) => e)) as { message: string; extensions: { code: string } }[];
+      expect(error[0]!.extensions.code).toBe('RATE_LIMITED');
+      expect(error[0]!.message).toMatch(/3 operations open/);
+      open[0]!.stop();
+      // The server learns of the completion asynchronously: try until one is admitted
+      // (a jobEvents stream never ends by itself, so "still open after 300 ms" is admitted).
+      const admitted = async () => {
+        const next = collect(client, JobEventsDocument, {});
+        return (await Promise.race([next.done.then(() => 'ended', () => 'refused'), new Promise((r) => setTimeout(() => r('open'), 300))])) === 'open';
+      };
+      let ok = await admitted();
+      for (const deadline = Date.now() + 5_000; !ok && Date.now() < deadline; ) ok = await admitted();
+      expect(ok).toBe(true);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('3,000 jobProgress subscribes on made-up ids cost at most the rate allowance in reads (default limits)', async () => {
+    const server = await serve({ engine });
+    let reads = 0;
+    const getJob = engine.getJob.bind(engine);
+    engine.getJob = async (id) => {
+      reads++;
+      return getJob(id);
+    };
+    try {
+      const socket = await initialised(server.wsUrl, server.tokens.viewer);
+      expect(socket.outcome).toBe('ack');
+      const started = Date.now();
+      const query = 'subscription ($id: ID!) { jobProgress(jobId: $id) { sequence status } }';
+      for (let i = 0; i < 3_000; i++) socket.send({ id: `s${i}`, type: 'subscribe', payload: { query, variables: { id: randomUUID() } } });
+      await waitUntil(() => firstAnswers(socket.messages).size === 3_000, 30_000, '3,000 answers');
+      const elapsedSeconds = (Date.now() - started) / 1000;
+      const codes = [...firstAnswers(socket.messages).values()].map((a) => a.code);
+      const notFound = codes.filter((c) => c === 'NOT_FOUND').length;
+      const limited = codes.filter((c) => c === 'RATE_LIMITED').length;
+      expect(notFound + limited).toBe(3_000);
+      expect(reads).toBe(notFound);
+      // Within the subject's allowance: the burst plus the steady rate over the windows the flood spanned.
+      const { subscribeBurst, subscribePerSecond } = DEFAULT_LIMITS.socket;
+      expect(reads).toBeLessThanOrEqual(subscribeBurst + subscribePerSecond * (Math.ceil(elapsedSeconds) + 1));
+      expect(reads).toBeGreaterThan(0);
+      socket.socket.close();
+    } finally {
+      engine.getJob = getJob;
+    }
+  });
+
+  it('limits subscribe messages per subject across its sockets, with retryAfterSeconds', async () => {
+    const server = await serve({ engine, limits: { socket: { subscribePerSecond: 2, subscribeBurst: 3 } } });
+    const sockets = [await initialised(server.wsUrl, server.tokens.viewer), await initialised(server.wsUrl, server.tokens.viewer)];
+    const query = 'subscription ($id: ID!) { jobProgress(jobId: $id) { sequence } }';
+    const started = Date.now();
+    // One at a time, alternating sockets: the allowance is the subject's, not the socket's.
+    for (let i = 0; i < 20; i++) {
+      const socket = sockets[i % 2]!;
+      socket.send({ id: `r${i}`, type: 'subscribe', payload: { query, variables: { id: randomUUID() } } });
+      await waitUntil(() => firstAnswers(socket.messages).has(`r${i}`));
+    }
+    const elapsedSeconds = (Date.now() - started) / 1000;
+    const answers = sockets.flatMap((s) => [...firstAnswers(s.messages).values()]);
+    const limited = answers.filter((a) => a.code === 'RATE_LIMITED');
+    expect(answers).toHaveLength(20);
+    expect(answers.filter((a) => a.code === 'NOT_FOUND')).toHaveLength(20 - limited.length);
+    expect(20 - limited.length).toBeLessThanOrEqual(3 + 2 * (Math.ceil(elapsedSeconds) + 1));
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]!.errors[0]!.extensions!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    for (const s of sockets) s.socket.close();
+  });
+});
+
+describe('the cost of a subscription per event', () => {
+  it('refuses at subscribe time a selection beyond the per-event budget (QUERY_TOO_COMPLEX); a dashboard-sized one runs', async () => {
+    const server = await serve({ engine, limits: { socket: { maxEventCost: 5 } } });
+    const socket = await initialised(server.wsUrl, server.tokens.admin);
+    const timetable = `subscription { jobEvents { jobId job { id ... on AutomaticScheduleJob {
+      plan { id solutionText evaluation { penalty conflicts } assignments { day period course { code } room { code } } term { code } } } } } }`;
+    socket.send({ id: 'costly', type: 'subscribe', payload: { query: timetable } });
+    socket.send({ id: 'cheap', type: 'subscribe', payload: { query: 'subscription { jobEvents { jobId status progress job { id status } } }' } });
+    await waitUntil(() => socket.messages.some((m) => (m as Message).id === 'costly'));
+    const refusal = socket.messages.find((m) => (m as Message).id === 'costly') as Message;
+    expect(refusal.type).toBe('error');
+    expect(errorCode(refusal)).toBe('QUERY_TOO_COMPLEX');
+    expect((refusal.payload as { message: string }[])[0]!.message).toMatch(/per event/);
+    // The cheap one is running: an event reaches it.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(socket.messages.some((m) => (m as Message).id === 'cheap')).toBe(false);
+    await engine.enqueue({ kind: JobKind.SCHEDULE_PUBLISH, input: { steps: 0 }, requestedBy: 'admin-1' });
+    await waitUntil(() => socket.messages.some((m) => (m as Message).id === 'cheap' && (m as Message).type === 'next'));
+    socket.socket.close();
+  });
+});
