@@ -33,8 +33,21 @@ export class KempeChainMove {
     this.fromRoom = new Int32Array(inst.sittingCount);
   }
 
-  /** Applies the chain of placed unit u towards period q; false (nothing changed) when it is not possible. */
-  apply(u: number, q: number): boolean {
+  private p = -1;
+  private q = -1;
+
+  /** Cost change of the built chain without its rooms: student pairs and period costs. */
+  delta = 0;
+
+  /**
+   * Builds the chain of placed unit u towards period q, checks it (period lengths,
+   * orderings) and computes `delta`; nothing changes yet. False when it breaks something.
+   *
+   * One pass over the chain's adjacency does both: a neighbour in the other period of the
+   * two joins the chain, and its pair with the unit does not change cost (a pair split over
+   * p and q stays split); a neighbour elsewhere contributes the change of their pair cost.
+   */
+  build(u: number, q: number): boolean {
     const { state } = this;
     const inst = state.instance;
     const P = inst.periodCount;
@@ -43,30 +56,44 @@ export class KempeChainMove {
     if (p < 0 || p === q) return false;
     const chain = this.chain;
     const inChain = this.inChain;
-    const { unitAdjStart, unitAdj, unitAllowed, unitAfterStart, unitAfterOther, unitAfterSign } = inst;
+    const { unitAdjStart, unitAdj, unitAdjWeight, pairCost, unitPeriodCost, unitAllowed, unitAfterStart, unitAfterOther, unitAfterSign } = inst;
     chain[0] = u;
     inChain[u] = 1;
     let size = 1;
+    let delta = 0;
+    let ok = true;
     for (let i = 0; i < size; i++) {
       const a = chain[i];
-      const other = period[a] === p ? q : p;
-      if (state.conflictCount[a * P + other] === 0) continue;
+      const from = period[a];
+      const to = from === p ? q : p;
+      if (unitAllowed[a * P + to] === 0) {
+        ok = false;
+        size = i + 1;
+        break;
+      }
+      const rowFrom = from * P;
+      const rowTo = to * P;
       for (let k = unitAdjStart[a], end = unitAdjStart[a + 1]; k < end; k++) {
         const b = unitAdj[k];
-        if (period[b] === other && inChain[b] === 0) {
-          chain[size++] = b;
-          inChain[b] = 1;
+        const pb = period[b];
+        if (pb === to) {
+          if (inChain[b] === 0) {
+            chain[size++] = b;
+            inChain[b] = 1;
+          }
+        } else if (pb >= 0) {
+          delta += unitAdjWeight[k] * (pairCost[rowTo + pb] - pairCost[rowFrom + pb]);
         }
       }
+      delta += unitPeriodCost[a * P + to] - unitPeriodCost[a * P + from];
     }
-    let ok = true;
+    this.size = size;
+    this.p = p;
+    this.q = q;
+    this.delta = delta;
     for (let i = 0; i < size && ok; i++) {
       const a = chain[i];
       const target = period[a] === p ? q : p;
-      if (unitAllowed[a * P + target] === 0) {
-        ok = false;
-        break;
-      }
       for (let k = unitAfterStart[a], end = unitAfterStart[a + 1]; k < end; k++) {
         const o = unitAfterOther[k];
         let to = period[o];
@@ -78,10 +105,46 @@ export class KempeChainMove {
         }
       }
     }
-    for (let i = 0; i < size; i++) inChain[chain[i]] = 0;
-    if (!ok) return false;
+    if (!ok) this.clearMarks();
+    return ok;
+  }
 
-    this.size = size;
+  private clearMarks(): void {
+    for (let i = 0; i < this.size; i++) this.inChain[this.chain[i]] = 0;
+  }
+
+  /** Room and mixed-duration cost the chain's rooms carry now: the most a re-seating can save. */
+  roomCostBound(): number {
+    const { state } = this;
+    const inst = state.instance;
+    let bound = 0;
+    for (let i = 0; i < this.size; i++) {
+      const a = this.chain[i];
+      for (let k = inst.unitSittingStart[a]; k < inst.unitSittingStart[a + 1]; k++) bound += inst.roomPenalty[state.sittingRoom[inst.unitSittings[k]]];
+    }
+    const R = inst.roomCount;
+    for (let r = 0; r < R; r++) {
+      const dp = state.distinctDurations[this.p * R + r];
+      const dq = state.distinctDurations[this.q * R + r];
+      if (dp > 1) bound += (dp - 1) * inst.mixedDurationWeight;
+      if (dq > 1) bound += (dq - 1) * inst.mixedDurationWeight;
+    }
+    return bound;
+  }
+
+  /** Drops a built chain that will not be applied. */
+  discard(): void {
+    this.clearMarks();
+  }
+
+  /** Applies the built chain, choosing rooms anew; false (nothing changed) when they do not fit. */
+  applyBuilt(): boolean {
+    const { state } = this;
+    const inst = state.instance;
+    const period = state.unitPeriod;
+    const { p, q, size } = this;
+    const chain = this.chain;
+    this.clearMarks();
     let n = 0;
     const { unitSittingStart, unitSittings, sittingSize } = inst;
     for (let i = 0; i < size; i++) {
@@ -124,6 +187,11 @@ export class KempeChainMove {
       state.seat(s, r);
     }
     return true;
+  }
+
+  /** Builds and applies in one go; false (nothing changed) when not possible. */
+  apply(u: number, q: number): boolean {
+    return this.build(u, q) && this.applyBuilt();
   }
 
   /** Puts every unit and sitting of the last applied chain back where it was. */

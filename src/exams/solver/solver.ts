@@ -53,9 +53,11 @@ export interface ExamSolveOptions {
   progressIntervalMs?: number;
   /**
    * Annealing temperatures in reported cost units. The start defaults to a calibration:
-   * the temperature at which half the worsening moves of a sample would be accepted.
+   * the temperature at which a worsening move of average size is accepted with
+   * probability `initialAcceptance`.
    */
   initialTemperature?: number;
+  initialAcceptance?: number;
   finalTemperature?: number;
   /** Share of iterations that try a room move (capacitated models). Default 0.1. */
   roomMoveRate?: number;
@@ -96,6 +98,7 @@ const CONSTRUCTION_SHARE = 0.6;
 /** Default end temperature, internal units: below the smallest cost step (1). */
 const FINAL_TEMPERATURE = 0.3;
 const CALIBRATION_SAMPLES = 400;
+const DEFAULT_INITIAL_ACCEPTANCE = 0.1;
 
 export function solveExams(problem: ExamModel | ExamInstance, options: ExamSolveOptions = {}): ExamSolveResult {
   const instance = 'unitAdj' in problem ? problem : compileExamModel(problem);
@@ -246,7 +249,7 @@ class ExamAnnealer {
     if (this.improvesBest()) this.saveBest();
   }
 
-  /** Start temperature: half of the worsening moves of a random sample accepted. */
+  /** Start temperature from the average worsening move of a random sample. */
   private calibrate(kempe: KempeChainMove): number {
     const { state, instance, rng } = this;
     let sum = 0;
@@ -263,7 +266,7 @@ class ExamAnnealer {
         n++;
       }
     }
-    return n === 0 ? 10 * instance.costScale : sum / n / Math.LN2;
+    return n === 0 ? 10 * instance.costScale : sum / n / Math.log(1 / (this.options.initialAcceptance ?? DEFAULT_INITIAL_ACCEPTANCE));
   }
 
   private anneal(): ExamStopReason {
@@ -283,6 +286,7 @@ class ExamAnnealer {
     const roomThreshold = M > 0 && R > 1 ? Math.floor((this.options.roomMoveRate ?? 0.1) * 4294967296) : 0;
     const swapThreshold = roomThreshold + Math.floor((this.options.periodSwapRate ?? 0.002) * 4294967296);
     let temperature = t0;
+    const seated = M > 0;
     const searchBudget = this.timeLimit - this.searchStart;
 
     for (;;) {
@@ -301,6 +305,8 @@ class ExamAnnealer {
       this.iterations++;
 
       const draw = rng.nextUint32();
+      // Metropolis: accept a change of cost delta iff delta <= threshold (exp(-delta/T) > u).
+      const threshold = -temperature * Math.log(rng.nextFloat());
       const before = state.cost;
       let move: Move;
       if (draw < roomThreshold) {
@@ -313,16 +319,17 @@ class ExamAnnealer {
         move = periodSwap;
       } else {
         const u = rng.nextInt(U);
-        if (state.unitPeriod[u] < 0) continue;
-        if (!kempe.apply(u, rng.nextInt(P))) continue;
+        if (state.unitPeriod[u] < 0 || !kempe.build(u, rng.nextInt(P))) continue;
+        // Rejected on the period part alone when even the best re-seating could not save it.
+        if (kempe.delta - (seated ? kempe.roomCostBound() : 0) > threshold) {
+          kempe.discard();
+          continue;
+        }
+        if (!kempe.applyBuilt()) continue;
         move = kempe;
       }
-      const delta = state.cost - before;
-      if (delta <= 0 || rng.nextFloat() < Math.exp(-delta / temperature)) {
-        if (this.improvesBest()) this.saveBest();
-      } else {
-        move.undo();
-      }
+      if (state.cost - before > threshold) move.undo();
+      else if (this.improvesBest()) this.saveBest();
     }
   }
 
