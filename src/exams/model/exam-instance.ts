@@ -259,12 +259,12 @@ export function compileExamModel(model: ExamModel): ExamInstance {
   const sittingExam: number[] = [];
   const sittingSize: number[] = [];
   if (capacitated) {
+    const capacitiesDown = [...roomCapacity].sort((a, b) => b - a);
     for (let e = 0; e < N; e++) {
-      const size = examSize[e];
-      const parts = model.roomSplitting && maxCapacity > 0 && size > maxCapacity ? Math.ceil(size / maxCapacity) : 1;
-      for (let k = 0; k < parts; k++) {
+      const parts = model.roomSplitting && examSize[e] > maxCapacity && maxCapacity > 0 ? splitSizes(examSize[e], capacitiesDown) : [examSize[e]];
+      for (const size of parts) {
         sittingExam.push(e);
-        sittingSize.push(Math.floor(size / parts) + (k < size % parts ? 1 : 0));
+        sittingSize.push(size);
       }
       if (!durationClass.has(examDuration[e])) durationClass.set(examDuration[e], durationClass.size);
     }
@@ -327,6 +327,28 @@ export function compileExamModel(model: ExamModel): ExamInstance {
     mixedDurationWeight: costScale * w.nonMixedDurations,
     invigilatorsPerPeriod,
   };
+}
+
+/**
+ * Parts of an exam too large for any room: as few as the largest rooms can hold, sized in
+ * proportion to those rooms, so each part fits the room it was cut for and any as large.
+ * When even all rooms together are too small, one part per room (the excess is a
+ * capacity violation the evaluator will count).
+ */
+export function splitSizes(size: number, capacitiesDown: readonly number[]): number[] {
+  let k = 0;
+  let total = 0;
+  while (k < capacitiesDown.length && total < size) total += capacitiesDown[k++];
+  const caps = capacitiesDown.slice(0, k);
+  const parts = caps.map((c) => Math.floor((size * c) / total));
+  let rest = size - parts.reduce((a, b) => a + b, 0);
+  for (let i = 0; rest > 0; i = (i + 1) % k) {
+    if (parts[i] < caps[i] || total < size) {
+      parts[i]++;
+      rest--;
+    }
+  }
+  return parts;
 }
 
 export interface NormalisedConstraint {

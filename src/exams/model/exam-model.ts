@@ -73,7 +73,8 @@ export interface ExamModel {
    * What happens to an exam with more students than the largest room. `false` (ITC-2007):
    * an exam sits in exactly one room, and such an exam cannot be seated without a capacity
    * violation. `true` (make-up sessions): the exam is split over as few rooms as its size
-   * needs, all in the same period, each room with its own invigilator.
+   * needs (in parts proportional to the largest rooms), all in the same period, each room
+   * with its own invigilator.
    */
   roomSplitting: boolean;
   periods: ExamPeriod[];

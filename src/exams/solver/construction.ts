@@ -95,7 +95,8 @@ export function construct(state: ExamState, rng: SeededRandom, limits: Construct
     for (let k = inst.unitAfterStart[u]; k < inst.unitAfterStart[u + 1]; k++) {
       const v = inst.unitAfterOther[k];
       const q = state.unitPeriod[v];
-      if (q >= 0 && (inst.unitAfterSign[k] > 0 ? p <= q : p >= q)) out.push(v);
+      // A unit can block twice (a conflict and an ordering, or two orderings): list it once.
+      if (q >= 0 && (inst.unitAfterSign[k] > 0 ? p <= q : p >= q) && !out.includes(v)) out.push(v);
     }
     return out;
   };
@@ -181,6 +182,7 @@ export function construct(state: ExamState, rng: SeededRandom, limits: Construct
     }
     if (target < 0) {
       impossible.push(u);
+      limits.onStep?.(steps, pending.length + impossible.length);
       continue;
     }
     if (candidates.length > 1 && rng.nextFloat() < NOISE) {

@@ -119,6 +119,7 @@ export class ExamState {
     const P = this.P;
     const period = this.unitPeriod;
     const p = period[u];
+    if (p < 0) throw new Error(`unit ${u} is not placed`);
     period[u] = -1;
     const row = p * P;
     let sum = 0;

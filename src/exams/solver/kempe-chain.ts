@@ -68,7 +68,6 @@ export class KempeChainMove {
       const to = from === p ? q : p;
       if (unitAllowed[a * P + to] === 0) {
         ok = false;
-        size = i + 1;
         break;
       }
       const rowFrom = from * P;

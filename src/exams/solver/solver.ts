@@ -205,9 +205,7 @@ class ExamAnnealer {
     const outcome = construct(this.state, this.rng, {
       maxSteps: Number.isFinite(this.maxIterations) ? 50 * this.instance.unitCount + 1000 : Infinity,
       shouldStop: () => this.cancelled() || this.elapsed() >= constructionDeadline,
-      onStep: (step) => {
-        if ((step & 15) === 0) this.report('constructing', this.elapsed());
-      },
+      onStep: () => this.report('constructing', this.elapsed()),
     });
     this.constructionSteps = outcome.steps;
     this.saveBest();
@@ -255,6 +253,7 @@ class ExamAnnealer {
     let sum = 0;
     let n = 0;
     for (let i = 0; i < CALIBRATION_SAMPLES; i++) {
+      if ((i & 31) === 0) this.report('optimising', this.elapsed());
       const u = rng.nextInt(instance.unitCount);
       if (state.unitPeriod[u] < 0) continue;
       const before = state.cost;
