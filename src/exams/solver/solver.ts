@@ -98,6 +98,8 @@ const CONSTRUCTION_SHARE = 0.6;
 /** Default end temperature, internal units: below the smallest cost step (1). */
 const FINAL_TEMPERATURE = 0.3;
 const CALIBRATION_SAMPLES = 400;
+/** How often the search retries units the construction could not place (ms). */
+const PENDING_RETRY_MS = 200;
 const DEFAULT_INITIAL_ACCEPTANCE = 0.1;
 
 export function solveExams(problem: ExamModel | ExamInstance, options: ExamSolveOptions = {}): ExamSolveResult {
@@ -285,6 +287,7 @@ class ExamAnnealer {
     const roomThreshold = M > 0 && R > 1 ? Math.floor((this.options.roomMoveRate ?? 0.1) * 4294967296) : 0;
     const swapThreshold = roomThreshold + Math.floor((this.options.periodSwapRate ?? 0.002) * 4294967296);
     let temperature = t0;
+    let lastPendingTry = -Infinity;
     const seated = M > 0;
     const searchBudget = this.timeLimit - this.searchStart;
 
@@ -295,7 +298,10 @@ class ExamAnnealer {
         const now = this.elapsed();
         if (now >= this.timeLimit) return 'time';
         if (this.cancelled()) return 'aborted';
-        if (this.pending.length > 0) this.placePending();
+        if (this.pending.length > 0 && now - lastPendingTry >= PENDING_RETRY_MS) {
+          lastPendingTry = now;
+          this.placePending();
+        }
         this.report('optimising', now);
         const byTime = (now - this.searchStart) / searchBudget;
         const byIterations = this.iterations / this.maxIterations;
