@@ -21,6 +21,13 @@ export { ExamModelError } from './model/exam-model-error';
 export { NO_WEIGHTS, PROXIMITY_COST, TORONTO_WEIGHTS, type ExamWeightings, type FrontLoad } from './model/weightings';
 export { largestExams, periodDays, validateModel } from './model/validate-model';
 export { compileExamModel, type ExamInstance } from './model/exam-instance';
+export {
+  compileMakeupSession,
+  DEFAULT_PASSING_SCORE,
+  type MakeupCourse,
+  type MakeupEnrolment,
+  type MakeupSession,
+} from './model/makeup-session';
 export { ExamFormatError } from './formats/exam-format-error';
 export { formatItc2007Exam, parseItc2007Exam, type Itc2007ParseOptions } from './formats/itc2007-exam-format';
 export { formatItc2007Solution, parseItc2007Solution } from './formats/itc2007-solution-format';

@@ -255,7 +255,10 @@ class ExamAnnealer {
     let sum = 0;
     let n = 0;
     for (let i = 0; i < CALIBRATION_SAMPLES; i++) {
-      if ((i & 31) === 0) this.report('optimising', this.elapsed());
+      if ((i & 31) === 0) {
+        if (this.cancelled()) break;
+        this.report('optimising', this.elapsed());
+      }
       const u = rng.nextInt(instance.unitCount);
       if (state.unitPeriod[u] < 0) continue;
       const before = state.cost;
