@@ -38,6 +38,15 @@ describe('solveExams on generated make-up sessions', () => {
     expect(searched.cost).toBeLessThan(constructed.cost);
   });
 
+  it('keeps clear of periods too short for an exam (chains that would move one there are refused whole)', () => {
+    const model = generateSession(12, SESSION);
+    // Every third period lasts 60 minutes: only the 60-minute exams may go there.
+    model.periods = model.periods.map((p, i) => (i % 3 === 2 ? { ...p, duration: 60 } : p));
+    const result = solveExams(model, { seed: 1, maxIterations: 30_000 });
+    const ev = checkAgainstEvaluator(model, result);
+    expect(ev.hard.total).toBe(0);
+  });
+
   it('splits an exam larger than every room over several rooms of one period, each invigilated', () => {
     const model = generateSession(5, { ...SESSION, invigilators: 12 });
     model.exams[0] = { ...model.exams[0], roomExclusive: false, students: Array.from({ length: 150 }, (_, i) => `big${i}`) };
