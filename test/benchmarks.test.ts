@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_ITC_EXAM, HAVE_TORONTO } from './exams/datasets';
 import { HAVE_CTT_DATA } from './scheduling/ctt/datasets';
 import { requireRabbit } from './support/services';
 
@@ -44,6 +45,17 @@ describe('the benchmarks build and run', () => {
     expect(status, output).toBe(0);
     expect(output).toMatch(/\| comp01 \| 0 \|/);
     expect(output).toContain('all solutions feasible');
+  }, 120_000);
+
+  it.runIf(HAVE_TORONTO && HAVE_ITC_EXAM)('bench:exams', () => {
+    const { status, output } = run('exams', ['1', 'sta83', 'set1']);
+    expect(output).toMatch(/\| sta83 \| 13 \| 0 \| \d+\.\d\d \| 157\.03 \|/);
+    // One second may not reach feasibility on a busy machine; the row must be there and
+    // the solver's figures must be the evaluator's.
+    expect(output).toMatch(/\| set1 \| 54 \| \d+ \| \d+ \| 3927 \|/);
+    expect(output).not.toContain('evaluator finds');
+    expect(output).toContain('reproduce: npm run bench:exams -- 1 sta83 set1');
+    expect(status === 0 || output.includes('SOME SOLUTIONS ARE INFEASIBLE'), output).toBe(true);
   }, 120_000);
 
   it.runIf(rabbit)('bench:subscriptions', () => {
