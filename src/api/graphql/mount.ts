@@ -18,7 +18,7 @@ import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { JobEventHub } from './job-event-hub';
-import { complexityError, depthLimitRule } from './limits';
+import { complexityError, parseOptions, queryRules } from './limits';
 
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHIQL_PATH = '/graphiql';
@@ -53,16 +53,18 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {} };
     const formatError = createErrorFormatter({
       production: settings.production,
-      onInternal: (error) => logger.error({ err: error }, 'GraphQL operation failed'),
+      onInternal: (error, ref) => logger.error({ err: error, ref }, 'GraphQL operation failed'),
     });
-    const extraRules = [depthLimitRule(settings.maxDepth), ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    // The same parse options and rules on both paths: Apollo's plugins do not see the socket.
+    const rules = queryRules(settings);
+    const extraRules = [...rules, ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
 
     // Parsed and validated socket documents, shared by every subscriber that sends the
     // same text (thousands of clients watching progress send one query).
     const documents = new DocumentCache((query) => {
       let document: DocumentNode;
       try {
-        document = parse(query, { maxTokens: 5_000 });
+        document = parse(query, parseOptions(settings));
       } catch (error) {
         return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
       }
@@ -135,7 +137,12 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const complexityPlugin: ApolloServerPlugin<GraphQLContext> = {
       async requestDidStart() {
         return {
-          async didResolveOperation({ request, document, schema: operationSchema }) {
+          async didResolveOperation({ request, document, schema: operationSchema, operation }) {
+            if (operation?.operation === 'subscription') {
+              throw apiError(ErrorCode.BAD_USER_INPUT, `Subscriptions run over graphql-ws (protocol graphql-transport-ws) at ${GRAPHQL_PATH}, not over HTTP`, {
+                http: { status: 400 },
+              });
+            }
             const error = complexityError(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
             if (error) throw error;
           },
@@ -147,7 +154,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       introspection: settings.introspection,
       csrfPrevention: true,
       includeStacktraceInErrorResponses: !settings.production,
-      validationRules: [depthLimitRule(settings.maxDepth)],
+      parseOptions: parseOptions(settings),
+      validationRules: rules,
       formatError,
       plugins: [
         ApolloServerPluginDrainHttpServer({ httpServer: server }),
