@@ -18,7 +18,8 @@ import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { JobEventHub } from './job-event-hub';
-import { complexityError, parseOptions, queryRules } from './limits';
+import { complexityError, parseOptions, shapeRules } from './limits';
+import { shapeCheck } from './shape-check';
 
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHIQL_PATH = '/graphiql';
@@ -55,9 +56,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       production: settings.production,
       onInternal: (error, ref) => logger.error({ err: error, ref }, 'GraphQL operation failed'),
     });
-    // The same parse options and rules on both paths: Apollo's plugins do not see the socket.
-    const rules = queryRules(settings);
-    const extraRules = [...rules, ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    // The same parse options and shape rules on both paths (Apollo's plugins do not see the
+    // socket), run before graphql-js's own rules: see `shapeRules`.
+    const shapes = shapeRules(settings);
+    const extraRules = settings.introspection ? [] : [NoSchemaIntrospectionCustomRule];
 
     // Parsed and validated socket documents, shared by every subscriber that sends the
     // same text (thousands of clients watching progress send one query).
@@ -68,7 +70,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       } catch (error) {
         return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
       }
-      const errors = validate(schema, document, [...specifiedRules, ...extraRules]);
+      const shapeErrors = validate(schema, document, shapes);
+      const errors = shapeErrors.length > 0 ? shapeErrors : validate(schema, document, [...specifiedRules, ...extraRules]);
       if (errors.length > 0) {
         return errors.map((e) =>
           e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED } }),
@@ -155,7 +158,6 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       csrfPrevention: true,
       includeStacktraceInErrorResponses: !settings.production,
       parseOptions: parseOptions(settings),
-      validationRules: rules,
       formatError,
       plugins: [
         ApolloServerPluginDrainHttpServer({ httpServer: server }),
@@ -177,6 +179,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     app.use(
       GRAPHQL_PATH,
       express.json({ limit: settings.maxBodyBytes }),
+      shapeCheck({ schema, rules: shapes, parseOptions: parseOptions(settings), formatError }),
       expressMiddleware(apollo, {
         context: async ({ req }) => {
           const header = req.headers.authorization;
