@@ -77,7 +77,7 @@ describe('academic and scheduling GraphQL', () => {
     expect(typed.data!.job).toMatchObject({ plan: { id: plan.id }, scheduleResult: { hardViolations: 0, seed: 4 } });
 
     const read = await run(
-      `query($id: ID!) { schedulePlan(id: $id) { solutionText evaluation { hardViolations penalty feasible conflicts breakdown { lectures conflicts roomCapacity minWorkingDays curriculumCompactness roomStability } } assignments { day period locked course { code } room { code } } } }`,
+      `query($id: ID!) { schedulePlan(id: $id) { solutionText evaluation { hardViolations penalty feasible conflicts breakdown { lectures conflicts roomCapacity minWorkingDays curriculumCompactness roomStability } } assignments(first: 500) { day period locked course { code } room { code } } } }`,
       { id: plan.id },
       [ApiRole.VIEWER],
     );

@@ -213,6 +213,21 @@ export function complexityError(
   variables: Record<string, unknown> | null | undefined,
   maxComplexity: number,
 ): GraphQLError | null {
+  return operationCost(schema, document, operationName, variables, maxComplexity).error;
+}
+
+/**
+ * The operation's static cost and, when it is over `maxComplexity`, the error to send.
+ * What it leaves of the limit is the budget of the fields that charge at run time (see
+ * `CostMeter`). Bad variables cost 0 here: execution refuses them (BAD_USER_INPUT).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  maxComplexity: number,
+): { cost: number; error: GraphQLError | null } {
   let complexity: number;
   try {
     complexity = getComplexity({
@@ -225,16 +240,16 @@ export function complexityError(
     });
   } catch (error) {
     if (error instanceof GraphQLError && /maximum allowed number of nodes/.test(error.message)) {
-      return apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query has more than ${MAX_COST_NODES} selections once its fragments are expanded`, {
+      const refusal = apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query has more than ${MAX_COST_NODES} selections once its fragments are expanded`, {
         maxSelections: MAX_COST_NODES,
       });
+      return { cost: Number.POSITIVE_INFINITY, error: refusal };
     }
-    // Bad variables and the like: execution reports them, as BAD_USER_INPUT.
-    return null;
+    return { cost: 0, error: null };
   }
-  if (complexity <= maxComplexity) return null;
-  return apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query costs ${complexity}; the limit is ${maxComplexity}`, {
-    complexity,
-    maxComplexity,
-  });
+  if (complexity <= maxComplexity) return { cost: complexity, error: null };
+  return {
+    cost: complexity,
+    error: apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query costs ${complexity}; the limit is ${maxComplexity}`, { complexity, maxComplexity }),
+  };
 }

@@ -18,7 +18,7 @@ import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { JobEventHub } from './job-event-hub';
-import { complexityError, parseOptions, shapeRules } from './limits';
+import { operationCost, parseOptions, shapeRules } from './limits';
 import { shapeCheck } from './shape-check';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -113,14 +113,16 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           const checked = documents.get(payload.query);
           if (checked instanceof Array) return checked;
           const document = checked;
-          const tooComplex = complexityError(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
+          const { cost, error: tooComplex } = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
           if (tooComplex) return [tooComplex];
+          const contextValue = createContext(deps, viewer);
+          contextValue.cost.allow(settings.maxComplexity - cost);
           const args: ExecutionArgs = {
             schema,
             document,
             operationName: payload.operationName,
             variableValues: payload.variables,
-            contextValue: createContext(deps, viewer),
+            contextValue,
           };
           return args;
         },
@@ -140,14 +142,15 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const complexityPlugin: ApolloServerPlugin<GraphQLContext> = {
       async requestDidStart() {
         return {
-          async didResolveOperation({ request, document, schema: operationSchema, operation }) {
+          async didResolveOperation({ request, document, schema: operationSchema, operation, contextValue }) {
             if (operation?.operation === 'subscription') {
               throw apiError(ErrorCode.BAD_USER_INPUT, `Subscriptions run over graphql-ws (protocol graphql-transport-ws) at ${GRAPHQL_PATH}, not over HTTP`, {
                 http: { status: 400 },
               });
             }
-            const error = complexityError(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
+            const { cost, error } = operationCost(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
             if (error) throw error;
+            contextValue.cost.allow(settings.maxComplexity - cost);
           },
         };
       },
