@@ -2,8 +2,8 @@ import type { EntityClass, EntityManager } from '@mikro-orm/postgresql';
 import { badInput } from '../engine/errors';
 import { idList, requireId, requireInt } from './validation';
 
-/** Rows a page holds unless the caller asks otherwise. */
-export const DEFAULT_PAGE_SIZE = 50;
+/** Rows a page holds unless the caller asks otherwise (as `jobs`): nested lists then fit the default cost limit. */
+export const DEFAULT_PAGE_SIZE = 20;
 /** The most rows one page may hold. */
 export const MAX_PAGE_SIZE = 500;
 

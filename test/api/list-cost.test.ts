@@ -97,8 +97,8 @@ describe('the cost of a query is what its lists can return', () => {
     const { status, body } = await post(server, `{ ${aliases} }`);
     expect(status).toBe(400);
     expect(body.errors![0]!.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', maxComplexity: 1000 });
-    // 10 × 50 terms × (1 + 50 courses × 2 + 50 teachers).
-    expect(body.errors![0]!.extensions.complexity).toBe(10 * 50 * (1 + 50 * 2 + 50));
+    // 10 × 20 terms × (1 + 20 courses × 2 + 20 teachers).
+    expect(body.errors![0]!.extensions.complexity).toBe(10 * 20 * (1 + 20 * 2 + 20));
   });
 
   it("every plan's evaluation and solution text cost at least their fixed part each: the plans of every term are refused", async () => {

@@ -50,7 +50,7 @@ describe('academic and scheduling GraphQL', () => {
     const term = imported.data!.importCurriculumTimetabling;
     expect(term).toMatchObject({ code: 'gql-comp01', name: 'Fis0506-1', daysPerWeek: 5, periodsPerDay: 6 });
 
-    const listed = await run(`{ terms { code courses { code teacher { code } } rooms { code capacity } curricula { code courses { code } } } }`, {}, [ApiRole.VIEWER]);
+    const listed = await run(`{ terms { code courses(first: 100) { code teacher { code } } rooms { code capacity } curricula { code courses { code } } } }`, {}, [ApiRole.VIEWER]);
     expect(listed.errors).toBeUndefined();
     const t = listed.data!.terms.find((x: { code: string }) => x.code === 'gql-comp01');
     expect(t.courses).toHaveLength(30);
