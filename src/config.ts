@@ -49,6 +49,7 @@ export const DEFAULT_LIMITS = {
     subscribePerSecond: 10,
     subscribeBurst: 200,
     maxEventCost: 20,
+    maxDashboardsPerSubject: 4,
   },
 } as const;
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
@@ -97,6 +98,7 @@ export interface Config {
       subscribePerSecond: number;
       subscribeBurst: number;
       maxEventCost: number;
+      maxDashboardsPerSubject: number;
     };
   };
   ops: { access: OpsAccess; token: string | undefined };
@@ -303,6 +305,7 @@ export function loadConfig(env: Env = process.env): Config {
         subscribePerSecond: int(env, 'WS_SUBSCRIBE_PER_SECOND', DEFAULT_LIMITS.socket.subscribePerSecond, 1, 100_000),
         subscribeBurst: int(env, 'WS_SUBSCRIBE_BURST', DEFAULT_LIMITS.socket.subscribeBurst, 0, 1_000_000),
         maxEventCost: int(env, 'WS_MAX_EVENT_COST', DEFAULT_LIMITS.socket.maxEventCost, 1, 1_000_000),
+        maxDashboardsPerSubject: int(env, 'WS_MAX_DASHBOARDS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxDashboardsPerSubject, 1, 100_000),
       },
     },
     ops: opsAccess(env, production),
