@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -7,6 +8,27 @@ import { ormConfig } from './orm-config';
 
 /** The database the embedded default creates inside its own server. */
 export const EMBEDDED_DATABASE_NAME = 'jiaowu';
+
+/** The embedded PostgreSQL could not start; the message says why and what to do. */
+export class EmbeddedPostgresError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedPostgresError';
+  }
+}
+
+/** Whether nothing listens on 127.0.0.1:`port` (the address the service connects to). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+const portAdvice = (port: number) =>
+  `Stop what uses port ${port} (another jiaowu-jobs, or a PostgreSQL left running), ` +
+  `or pick another port with EMBEDDED_POSTGRES_PORT=<port>, or use a PostgreSQL of your own with DATABASE_URL=postgres://…`;
 
 export interface EmbeddedDatabase {
   url: string;
@@ -27,6 +49,15 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   fs.mkdirSync(options.dataDir, { recursive: true });
   if (isRoot) fs.chmodSync(options.dataDir, 0o755);
   const password = 'jiaowu-embedded';
+  // Checked first: PostgreSQL would only exit, and embedded-postgres reports no reason.
+  if (!(await portFree(options.port))) {
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL cannot start: port ${options.port} is already in use. ${portAdvice(options.port)}`);
+  }
+  const recentLog: string[] = [];
+  const remember = (message: unknown) => {
+    recentLog.push(String(message).trim());
+    if (recentLog.length > 20) recentLog.shift();
+  };
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -34,15 +65,27 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     password,
     persistent: true,
     createPostgresUser: isRoot,
-    onLog: (message: unknown) => options.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
-    onError: (message: unknown) => options.logger.debug({ postgres: String(message).trim() }, 'embedded postgres'),
+    onLog: (message: unknown) => {
+      remember(message);
+      options.logger.debug({ postgres: String(message).trim() }, 'embedded postgres');
+    },
+    onError: (message: unknown) => {
+      remember(message);
+      options.logger.debug({ postgres: String(message).trim() }, 'embedded postgres');
+    },
   });
   const initialised = fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (!initialised) {
     options.logger.info({ databaseDir }, 'initialising the embedded PostgreSQL');
     await server.initialise();
   }
-  await server.start();
+  try {
+    await server.start();
+  } catch (error) {
+    // embedded-postgres rejects with nothing when the server exits at start; its log says why.
+    const said = recentLog.filter((line) => /FATAL|ERROR|could not|already/i.test(line)).join(' | ') || (error instanceof Error ? error.message : 'no reason given');
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL (port ${options.port}, data in ${databaseDir}) did not start: ${said}. ${portAdvice(options.port)}`);
+  }
   const adminUrl = `postgres://postgres:${password}@127.0.0.1:${options.port}/postgres`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
