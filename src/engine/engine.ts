@@ -128,7 +128,7 @@ export class JobEngine {
     this.waker = new OutboxWaker(pool, this.publisher, logger);
     const maintenanceLogger = logger.child({ part: 'maintenance' });
     const wake = () => this.waker.committed();
-    this.leaseRescuer = new LeaseRescuer({ pool, metrics: this.metrics, logger: maintenanceLogger, onRescued: wake });
+    this.leaseRescuer = new LeaseRescuer({ pool, bus: options.bus, metrics: this.metrics, logger: maintenanceLogger, onRescued: wake });
     this.outboxRepublisher = new OutboxRepublisher(
       {
         pool,
