@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { claimLostDelayMs, retryDelayMs } from './backoff';
+import { claimLostDelayMs } from './backoff';
 import { Batcher } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
@@ -14,7 +14,8 @@ import { completeJob } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
-import { PermanentJobError, type KindRegistry, type KindRegistration } from './registry';
+import type { KindRegistry, KindRegistration } from './registry';
+import { decideAfterFailure, finalErrorMessage } from './retry-policy';
 import type { ConsumerHandle, JobTransport, Settlement } from './transport/transport';
 import { eventOf, isTerminal, JobEventReason, JobStatus, OutboxState, type JobId, type JobMessage, type JobSnapshot } from './types';
 
@@ -427,13 +428,16 @@ export class Runner {
         break;
     }
 
-    if (error instanceof PermanentJobError || attempt >= attemptLimit) {
+    const decision = decideAfterFailure({
+      error,
+      attempt,
+      attemptLimit,
+      settings: { baseMs: this.deps.settings.retryBaseMs, maxMs: this.deps.settings.retryMaxMs },
+    });
+    if (decision.action === 'fail') {
       args.setOutcome('failed');
-      logger.error({ err: error }, 'job failed');
-      const errorMessage =
-        error instanceof PermanentJobError
-          ? errorText
-          : `${errorText} (attempt ${attempt} of ${attemptLimit}; automatic retries stopped — fix the cause, then retry the job)`;
+      logger.error({ err: error, reason: decision.reason }, 'job failed');
+      const errorMessage = finalErrorMessage(errorText, decision, attempt, attemptLimit);
       const row = await finishJob(this.sql, {
         outboxId: message.outboxId,
         token,
@@ -446,7 +450,7 @@ export class Runner {
     }
 
     args.setOutcome('retry');
-    const delayMs = retryDelayMs(attempt, this.deps.settings.retryBaseMs, this.deps.settings.retryMaxMs);
+    const { delayMs } = decision;
     logger.warn({ err: error, retryInMs: delayMs }, 'job attempt failed; will retry');
     const row = await releaseMessage(this.sql, {
       outboxId: message.outboxId,

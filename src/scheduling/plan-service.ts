@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../academic/entities';
 import { ofTerms } from '../academic/academic-service';
 import { idList, requireId, requireInt, requireName } from '../academic/validation';
-import { badInput, notFound } from '../engine/errors';
+import { badInput, notFound } from '../errors';
 import { formatSolution } from './ctt/ctt-format';
 import { evaluateTimetable } from './ctt/evaluator';
 import { compileModel, CttModelError, type CttAssignment } from './ctt/model';
