@@ -10,11 +10,26 @@ export function isTransientDbError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return PG_CONNECTION_MESSAGES.test(error.message);
-  // Node's own socket errors: ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE …
-  if (/^E[A-Z]+$/.test(code)) return true;
+  // Node's own socket errors (and no other system error: a processor's ENOENT is not the database's).
+  if (SOCKET_ERRNOS.has(code)) return true;
   // SQLSTATE: class 08 connection exception, class 53 insufficient resources.
   return code.startsWith('08') || code.startsWith('53') || TRANSIENT_SQLSTATES.has(code);
 }
+
+const SOCKET_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTCONN',
+  'EADDRNOTAVAIL',
+  'EAI_AGAIN',
+]);
 
 const TRANSIENT_SQLSTATES = new Set([
   '40001', // serialization_failure
