@@ -13,7 +13,8 @@
  *   retry comes sooner than half its nominal delay.
  *
  * (Attempts are counted by the claim — an attempt lost with its worker counts too, so
- * a job that kills its worker every time still reaches the limit.)
+ * a job that kills its worker every time still reaches the limit; only a last attempt
+ * whose processor had returned is spared, see spare-attempt.ts.)
  */
 
 /** An error that declares whether a retry could succeed. */
