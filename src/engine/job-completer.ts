@@ -76,6 +76,11 @@ export class JobCompleter {
     }, () => this.givingUp);
   }
 
+  /** Shutdown: commits that fail transiently from now on are not repeated. */
+  stopRepeating(): void {
+    this.givingUp = true;
+  }
+
   /** Whether shutdown stopped waiting for pending commits (they then fail with their last error). */
   get gaveUp(): boolean {
     return this.givingUp;

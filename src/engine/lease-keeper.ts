@@ -21,10 +21,16 @@ export function keepLease(deps: {
   outboxId: string;
   token: string;
   leaseSeconds: number;
+  /**
+   * False while the outcome's own write is in flight: a transaction that holds the
+   * outbox row needs no beat (the rescuer and claims pass over a locked row), and a beat
+   * would only queue behind its lock.
+   */
+  mayBeat?: () => boolean;
 }): { stop(): void } {
   let beating = false;
   const timer = setInterval(() => {
-    if (beating) return;
+    if (beating || deps.mayBeat?.() === false) return;
     beating = true;
     touchJob(deps.sql, { outboxId: deps.outboxId, token: deps.token, leaseSeconds: deps.leaseSeconds, currentStep: null, progress: null, message: null })
       .then((row) => {

@@ -148,6 +148,8 @@ export class Runner {
     if (outcome === 'timeout') {
       this.deps.logger.warn({ running: this.running.size }, 'grace period over; releasing running jobs');
       for (const job of this.running.values()) job.abort('shutdown');
+      // A finished job holding its slot while its commit repeats must let go too.
+      this.completer.stopRepeating();
       await idle;
     }
     // Finished jobs whose completion is still committing, within what is left of the
@@ -273,11 +275,13 @@ export class Runner {
           // Through a database outage the transaction is repeated (it rolled back, so
           // `work` runs again in a fresh one) for as long as this job may go on; the
           // lease is kept meanwhile, so the job resumes when the database is back.
-          const leaseKept = this.keepLease(message, token, leaseSeconds, logger);
+          let inTransaction = false;
+          const leaseKept = this.keepLease(message, token, leaseSeconds, logger, () => !inTransaction);
           try {
             return await repeatWhileTransient(
-              (repeated) =>
-                this.deps.orm.em.fork().transactional(async (txEm) => {
+              (repeated) => {
+                inTransaction = true;
+                return this.deps.orm.em.fork().transactional(async (txEm) => {
                   completedRow = undefined;
                   const sql = emSql(txEm);
                   // Lock our own row first: the processor's writes commit only while we hold the lease.
@@ -297,7 +301,8 @@ export class Runner {
                   completedRow = await completeJob(sql, { outboxId: message.outboxId, token, result: value, message: null, currentStep: unwritten.step });
                   if (!completedRow) throw new LeaseLostError();
                   return value;
-                }),
+                }).finally(() => (inTransaction = false));
+              },
               () => controller.signal.aborted,
             );
           } catch (error) {
@@ -321,8 +326,8 @@ export class Runner {
       // On the job's last attempt, a success must outlive this process once its delivery
       // is acknowledged: the attempt is spared first (see spare-attempt.ts). Should that
       // not be possible now (the database is away), the delivery is held until the commit.
-      const mayAckFirst = !isLastAttempt(job.attempts, attemptLimit) || (await this.spare(completion, logger));
-      if (mayAckFirst && this.completer.hasRoom()) {
+      const ackFirst = this.completer.hasRoom() && (!isLastAttempt(job.attempts, attemptLimit) || (await this.spare(completion, logger)));
+      if (ackFirst) {
         // The processor is done: settle the delivery now and commit the completion beside
         // the next job. Waiting for the commit would hold the consumer slot (and the
         // broker's prefetch window) through two more round trips per job. The token still
@@ -430,8 +435,8 @@ export class Runner {
     }
   }
 
-  private keepLease(message: JobMessage, token: string, leaseSeconds: number, logger: Logger): { stop(): void } {
-    return keepLease({ sql: this.relaxedSql, bus: this.deps.bus, logger, outboxId: message.outboxId, token, leaseSeconds });
+  private keepLease(message: JobMessage, token: string, leaseSeconds: number, logger: Logger, mayBeat?: () => boolean): { stop(): void } {
+    return keepLease({ sql: this.relaxedSql, bus: this.deps.bus, logger, outboxId: message.outboxId, token, leaseSeconds, mayBeat });
   }
 
   private record(kind: string, outcome: ProcessOutcome, startedAt: number): void {
