@@ -1,4 +1,11 @@
 import path from 'node:path';
+import {
+  CONNECT_TIMEOUT_MS_DEFAULT,
+  IDLE_IN_TRANSACTION_TIMEOUT_MS_DEFAULT,
+  LOCK_TIMEOUT_MS_DEFAULT,
+  STATEMENT_TIMEOUT_MS_DEFAULT,
+  type SessionLimits,
+} from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
 
@@ -72,6 +79,8 @@ export interface Config {
   logLevel: string;
   logFormat: LogFormat;
   loadDemoData: boolean;
+  /** Limits of every database session (see src/engine/db/session-limits.ts). */
+  databaseLimits: SessionLimits;
   /** The engine's settings (consumers come from `kinds`), and the process's own. */
   engine: Omit<EngineSettings, 'consumers'> & {
     shutdownGraceSeconds: number;
@@ -268,6 +277,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: oneOf<LogFormat>(env, 'LOG_FORMAT', ['json', 'pretty'], production ? 'json' : 'pretty'),
     loadDemoData: bool(env, 'LOAD_DEMO_DATA', !production),
+    databaseLimits: {
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', STATEMENT_TIMEOUT_MS_DEFAULT, 0, 3_600_000),
+      lockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', LOCK_TIMEOUT_MS_DEFAULT, 0, 3_600_000),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', IDLE_IN_TRANSACTION_TIMEOUT_MS_DEFAULT, 0, 3_600_000),
+      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', CONNECT_TIMEOUT_MS_DEFAULT, 100, 600_000),
+    },
     engine: {
       leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 86_400),
       attemptLimit: int(env, 'JOB_ATTEMPT_LIMIT', 5, 1, 100),
