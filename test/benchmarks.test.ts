@@ -52,4 +52,14 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/lost \(job subscribers \/ dashboard\)\s+0 \/ 0/);
     expect(output).toMatch(/duplicated \(job subscribers \/ dashboard\)\s+0 \/ 0/);
   }, 120_000);
+
+  // Builds and runs; the faults and the bar are exercised by test/engine/chaos.test.ts.
+  it.runIf(rabbit)('bench:chaos', () => {
+    const args = ['--jobs', '200', '--subscriptions', '10', '--apis', '1', '--workers', '1', '--kills', '0', '--broker-restarts', '0', '--postgres-restarts', '0'];
+    const { status, output } = run('chaos', args);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/lost \(not finished by the deadline\)\s+0/);
+    expect(output).toContain('BAR MET');
+    expect(output).toContain(`Reproduce: npm run bench:chaos -- ${args.join(' ')}`);
+  }, 120_000);
 });
