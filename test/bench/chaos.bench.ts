@@ -69,12 +69,11 @@ async function main(): Promise<number> {
     exitCode = 1;
   } finally {
     clearTimeout(watchdog);
-    if (!signalled) {
-      log('cleaning up');
-      await cleanup.run(log);
-    }
+    if (!signalled) log('cleaning up');
+    // The same run as a signal's (if one started it): exit only once everything is stopped.
+    await cleanup.run(log);
   }
-  return exitCode;
+  return signalled ? 130 : exitCode;
 }
 
 main().then(

@@ -45,7 +45,7 @@ function smallRun(): ChaosOptions {
     slowSteps: [2, 6],
     slowStepMs: 250,
     consumers: { short: 3, flaky: 2, slow: 2 },
-    faultWindowSeconds: 40,
+    faultWindowSeconds: 60,
     seed: 7,
   };
   options.drainQuietSeconds = quietSecondsFor(options);

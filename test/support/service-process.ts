@@ -40,6 +40,10 @@ const testSleep: KindRegistration<TestSleepInput, { pid: number }> = {
 };
 
 async function main(): Promise<void> {
+  // The test or benchmark that started us died without stopping us (stdin is its pipe):
+  // no orphans, not even while still starting.
+  process.stdin.on('end', () => process.exit(1));
+  process.stdin.resume();
   const config = loadConfig();
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', format: 'json' });
   // Stand-ins for the kinds named in JIAOWU_TEST_KINDS (kinds the service itself does not run).

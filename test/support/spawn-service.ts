@@ -33,7 +33,8 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
   const child = spawn(process.execPath, args, {
     cwd: COMPILED ? process.cwd() : ROOT,
     env: { ...process.env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'json', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin is a pipe only so that the child sees it close when this process dies (service-process.ts).
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
   const keep = (chunk: Buffer) => {

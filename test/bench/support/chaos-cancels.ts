@@ -24,7 +24,7 @@ export type CancelOutcome =
 
 export interface CancelPlan {
   jobId: string;
-  /** `running`: once seen RUNNING; `at`: at `dueMs` after the start of the drain. */
+  /** `running`: once seen RUNNING; `at`: `dueMs` after `begin()`. */
   when: 'running' | 'at';
   dueMs: number;
   outcome: CancelOutcome | null;
@@ -60,6 +60,11 @@ export class Canceller {
 
   begin(): void {
     this.started = Date.now();
+  }
+
+  /** ms since `begin()`, the clock of `dueMs`. */
+  elapsedMs(): number {
+    return this.started ? Date.now() - this.started : 0;
   }
 
   /** Cancels what is due: plans timed before now, and `running` plans among `runningIds`. */

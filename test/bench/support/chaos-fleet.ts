@@ -54,12 +54,14 @@ export class ChaosFleet {
     },
   ) {}
 
-  async start(apis: number, workers: number): Promise<void> {
-    const starts: Promise<FleetMember>[] = [];
-    for (let i = 1; i <= apis; i++) starts.push(this.spawn('api', `api-${i}`));
-    for (let i = 1; i <= workers; i++) starts.push(this.spawn('worker', `worker-${++this.workerNumber}`));
-    const members = await Promise.all(starts);
-    for (const member of members) (member.role === 'api' ? this.apis : this.workers).push(member);
+  async startApis(count: number): Promise<void> {
+    const members = await Promise.all(Array.from({ length: count }, (_, i) => this.spawn('api', `api-${i + 1}`)));
+    this.apis.push(...members);
+  }
+
+  async startWorkers(count: number): Promise<void> {
+    const members = await Promise.all(Array.from({ length: count }, () => this.spawn('worker', `worker-${++this.workerNumber}`)));
+    this.workers.push(...members);
   }
 
   /** SIGKILLs a random live worker and starts its replacement in the background. */
@@ -143,7 +145,7 @@ export class ChaosFleet {
 }
 
 /** The last lines of a process's output, JSON log lines shortened to level, message and error. */
-function digest(output: string, lines = 6): string {
+function digest(output: string, lines = 30): string {
   return output
     .trim()
     .split('\n')

@@ -28,6 +28,8 @@ export interface ChaosRunData {
   startedAtEpochMs: number;
   enqueueStartMs: number;
   enqueueEndMs: number;
+  /** The workers were up (they start after the enqueue, on the whole backlog). */
+  drainStartMs: number;
   lastFaultEndMs: number;
   /** When the drain wait ended: every job finished, or the quiet deadline passed. */
   drainEndMs: number;
@@ -197,8 +199,8 @@ export function formatReport(data: ChaosRunData, verdict: ChaosVerdict): string 
   const cancelled = (outcome: string) => data.cancels.filter((p) => p.outcome === outcome);
   const endedCancelled = (plans: CancelPlan[]) => plans.filter((p) => data.finals.get(p.jobId)?.status === 'CANCELLED').length;
   row(
-    'cancels: queued (ended CANCELLED) / running (ended CANCELLED) / already ended / failed',
-    `${cancelled('cancelled-queued').length} (${endedCancelled(cancelled('cancelled-queued'))}) / ${cancelled('requested-running').length} (${endedCancelled(cancelled('requested-running'))}) / ${cancelled('already-ended').length} / ${cancelled('failed').length}`,
+    'cancels: queued (ended CANCELLED) / running (ended CANCELLED) / already ended / failed / not sent',
+    `${cancelled('cancelled-queued').length} (${endedCancelled(cancelled('cancelled-queued'))}) / ${cancelled('requested-running').length} (${endedCancelled(cancelled('requested-running'))}) / ${cancelled('already-ended').length} / ${cancelled('failed').length} / ${data.cancels.filter((p) => p.outcome === null).length}`,
   );
   const faultCounts = (Object.keys(verdict.faultsDone) as FaultKind[]).map((k) => `${verdict.faultsDone[k]} ${k}${verdict.faultsDone[k] === 1 ? '' : 's'}`).join(', ');
   row('faults', faultCounts);
@@ -211,8 +213,8 @@ export function formatReport(data: ChaosRunData, verdict: ChaosVerdict): string 
   row('enqueue', `${options.jobs} jobs in ${seconds(data.enqueueEndMs - data.enqueueStartMs)}`);
   row('last fault ended → every job finished', verdict.lastFaultToAllFinishedMs === null ? `not every job finished (waited ${seconds(data.drainEndMs - data.lastFaultEndMs)})` : seconds(verdict.lastFaultToAllFinishedMs));
   if (verdict.lost === 0 && lastFinishedMs !== null) {
-    const spanMs = lastFinishedMs - data.enqueueStartMs;
-    row('throughput, first enqueue → last job finished', `${(census.total / (spanMs / 1000)).toFixed(0)} jobs/s (${seconds(spanMs)})`);
+    const spanMs = lastFinishedMs - data.drainStartMs;
+    row('throughput, workers up → last job finished', `${(census.total / (spanMs / 1000)).toFixed(0)} jobs/s (${seconds(spanMs)}, faults included)`);
   }
 
   const w0 = Math.max(...rows.map((r) => r[0].length));

@@ -75,12 +75,14 @@ export interface ChaosIo {
 const ENQUEUE_CHUNK = 200;
 const ENQUEUE_CONNECTIONS = 4;
 const POLL_MS = 250;
-/** Big faults fall at these fractions of the drain (spread evenly between them). */
+/** Big faults fall at these shares of the drain (spread evenly between them). */
 const FIRST_MILESTONE = 0.15;
 const LAST_MILESTONE = 0.75;
+/** The system gets this long to recover from one big fault before the next. */
+const BIG_FAULT_GAP_MS = 5_000;
 /** Continuous kills stop once this share of the jobs has finished. */
 const KILLS_UNTIL = 0.95;
-/** Cancels timed "at a random moment" fall within this long after the drain starts (mostly queued jobs). */
+/** Cancels timed "at a random moment" fall within this long after their job's enqueue (mostly while it is queued). */
 const CANCEL_AT_WITHIN_MS = 10_000;
 
 /** The longest a run may take with these options (for a watchdog): start-up and teardown, faults, drain, grace. */
@@ -96,6 +98,8 @@ function drainCapMs(options: ChaosOptions): number {
 interface JobSpec {
   request: EnqueueRequest;
   cancel: 'running' | 'at' | null;
+  /** For `at`: how long after its enqueue the cancel is sent. */
+  cancelDelayMs: number;
 }
 
 function planJobs(options: ChaosOptions, random: ChaosRandom): JobSpec[] {
@@ -104,12 +108,13 @@ function planJobs(options: ChaosOptions, random: ChaosRandom): JobSpec[] {
   for (let i = 0; i < options.jobs; i++) {
     const roll = random.next();
     if (roll < options.flakyShare) {
-      specs.push({ request: { kind: CHAOS_KIND.flaky, input: { ms: between(options.flakyMs), failAttempts: random.chance(0.7) ? 1 : 2 } }, cancel: null });
+      specs.push({ request: { kind: CHAOS_KIND.flaky, input: { ms: between(options.flakyMs), failAttempts: random.chance(0.7) ? 1 : 2 } }, cancel: null, cancelDelayMs: 0 });
     } else if (roll < options.flakyShare + options.slowShare) {
       const cancel = random.chance(options.cancelShare) ? (random.chance(0.5) ? 'running' : 'at') : null;
-      specs.push({ request: { kind: CHAOS_KIND.slow, input: { steps: between(options.slowSteps), stepMs: options.slowStepMs } }, cancel });
+      const cancelDelayMs = cancel === 'at' ? random.int(0, CANCEL_AT_WITHIN_MS) : 0;
+      specs.push({ request: { kind: CHAOS_KIND.slow, input: { steps: between(options.slowSteps), stepMs: options.slowStepMs } }, cancel, cancelDelayMs });
     } else {
-      specs.push({ request: { kind: CHAOS_KIND.short, input: { ms: between(options.shortMs) } }, cancel: null });
+      specs.push({ request: { kind: CHAOS_KIND.short, input: { ms: between(options.shortMs) } }, cancel: null, cancelDelayMs: 0 });
     }
   }
   return specs;
@@ -203,9 +208,9 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
   });
   const fleet = new ChaosFleet({ envFor, log, startedAt: startedAtEpochMs, entry: io.serviceEntry });
   cleanup.add('service processes', () => fleet.stopAll());
-  await fleet.start(options.apis, options.workers);
+  await fleet.startApis(options.apis);
   const apiUrls = fleet.apis.map((m) => m.process.url);
-  log(`${options.apis} API processes (${apiUrls.join(', ')}) and ${options.workers} workers ready`);
+  log(`${options.apis} API processes ready (${apiUrls.join(', ')})`);
 
   // --- the jobs, planned -------------------------------------------------------------
   const registry = new KindRegistry();
@@ -275,6 +280,7 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
   });
   await poll();
   keeper.start();
+  canceller.begin();
 
   // --- enqueue -----------------------------------------------------------------------
   const enqueueStartMs = since();
@@ -290,16 +296,20 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
           // Delivered at commit: wakes the publishers of the service processes.
           await sql('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, '']);
         });
+        for (let i = from; i < Math.min(from + ENQUEUE_CHUNK, specs.length); i++) {
+          const { cancel, cancelDelayMs } = specs[i]!;
+          if (cancel) canceller.plan(ids[i]!, cancel, canceller.elapsedMs() + cancelDelayMs);
+        }
       }
     }),
   );
   const enqueueEndMs = since();
-  log(`enqueued ${specs.length} jobs in ${((enqueueEndMs - enqueueStartMs) / 1000).toFixed(1)} s`);
+  log(`enqueued ${specs.length} jobs in ${((enqueueEndMs - enqueueStartMs) / 1000).toFixed(1)} s; the API processes publish them`);
+  // The workers start on the whole backlog, so the faults below fall on a drain of all N jobs.
+  await fleet.startWorkers(options.workers);
+  const drainStartMs = since();
+  log(`${options.workers} workers ready: the drain begins`);
 
-  specs.forEach((spec, i) => {
-    if (spec.cancel) canceller.plan(ids[i]!, spec.cancel, spec.cancel === 'at' ? random.int(0, CANCEL_AT_WITHIN_MS) : 0);
-  });
-  canceller.begin();
   const reporter = setInterval(() => {
     const s = progress.byStatus;
     log(
@@ -311,7 +321,7 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
 
   // --- faults --------------------------------------------------------------------------
   const faults: FaultRecord[] = [];
-  const drainStart = Date.now();
+  const drainStart = startedAtEpochMs + drainStartMs;
   const windowMs = options.faultWindowSeconds * 1_000;
   const fraction = () => progress.finished / options.jobs;
   const unfinished = () => options.jobs - progress.finished;
@@ -334,10 +344,14 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
   };
   const bigFaultLoop = async () => {
     const plan = bigFaultPlan(options);
+    // Milestones of what was left when the enqueue ended (jobs run from the first chunk on).
+    const finishedAtStart = fraction();
+    let lastEnd = 0;
     for (let i = 0; i < plan.length; i++) {
-      const milestone = plan.length === 1 ? (FIRST_MILESTONE + LAST_MILESTONE) / 2 : FIRST_MILESTONE + ((LAST_MILESTONE - FIRST_MILESTONE) * i) / (plan.length - 1);
+      const share = plan.length === 1 ? (FIRST_MILESTONE + LAST_MILESTONE) / 2 : FIRST_MILESTONE + ((LAST_MILESTONE - FIRST_MILESTONE) * i) / (plan.length - 1);
+      const milestone = finishedAtStart + (1 - finishedAtStart) * share;
       const latestMs = (windowMs * (i + 1)) / (plan.length + 1);
-      while (fraction() < milestone && Date.now() - drainStart < latestMs) await sleep(100);
+      while ((fraction() < milestone || Date.now() - lastEnd < BIG_FAULT_GAP_MS) && Date.now() - drainStart < latestMs) await sleep(100);
       const startedAtMs = since();
       const before = unfinished();
       if (plan[i] === 'broker') {
@@ -355,6 +369,7 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
         await postgres.start();
         faults.push({ what: 'PostgreSQL restart', detail: `${mode === 'stop' ? 'fast shutdown' : 'SIGKILL of the postmaster'}; started again`, startedAtMs, endedAtMs: since(), unfinishedJobs: before });
       }
+      lastEnd = Date.now();
       log(`fault over: ${faults.at(-1)!.what} took ${((faults.at(-1)!.endedAtMs - startedAtMs) / 1000).toFixed(1)} s`);
     }
   };
@@ -400,6 +415,7 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
     startedAtEpochMs,
     enqueueStartMs,
     enqueueEndMs,
+    drainStartMs,
     lastFaultEndMs,
     drainEndMs,
     faults,
