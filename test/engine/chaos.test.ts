@@ -1,6 +1,6 @@
 /**
  * The chaos benchmark in small (test/bench/support/chaos-run.ts; `npm run bench:chaos`
- * is the full run): a private PostgreSQL and RabbitMQ node, 2 API and 3 worker
+ * is the full run, `npm run bench:chaos -- --small` this one): a private PostgreSQL and RabbitMQ node, 2 API and 3 worker
  * processes of the real service, a few hundred jobs of the three chaos kinds, and one
  * of each fault while they drain — a worker killed with SIGKILL, a broker restart, a
  * database restart — with jobProgress subscriptions open across both API processes.
@@ -14,7 +14,7 @@
  * (~60 s) past the last fault. A typical run takes about a minute.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultChaosOptions, quietSecondsFor, type ChaosOptions } from '../bench/support/chaos-options';
+import { smallChaosOptions } from '../bench/support/chaos-options';
 import { Cleanup, runChaos } from '../bench/support/chaos-run';
 import { requireRabbit } from '../support/services';
 import { transpiledServiceEntry } from '../support/transpiled-service';
@@ -26,37 +26,11 @@ const log = (line: string) => lines.push(`${new Date().toISOString().slice(11, 2
 
 afterAll(() => cleanup.run(log), 120_000);
 
-function smallRun(): ChaosOptions {
-  const options: ChaosOptions = {
-    ...defaultChaosOptions(),
-    jobs: 300,
-    subscriptions: 50,
-    apis: 2,
-    workers: 3,
-    kills: 1,
-    brokerRestarts: 1,
-    postgresRestarts: 1,
-    downMs: 1_000,
-    flakyShare: 0.15,
-    slowShare: 0.15,
-    // Long enough that the drain (~15 s undisturbed) is still going at every fault.
-    shortMs: [200, 600],
-    flakyMs: [100, 300],
-    slowSteps: [2, 6],
-    slowStepMs: 250,
-    consumers: { short: 3, flaky: 2, slow: 2 },
-    faultWindowSeconds: 60,
-    seed: 7,
-  };
-  options.drainQuietSeconds = quietSecondsFor(options);
-  return options;
-}
-
 describe.runIf(rabbit)('chaos: one worker kill, one broker restart, one PostgreSQL restart', () => {
   it('loses, strands and doubles no job, and every subscription ends with its job’s final status', async () => {
     // Five processes and a replacement: transpile the service once, not in each of them.
     const serviceEntry = transpiledServiceEntry();
-    const { verdict, report, data } = await runChaos(smallRun(), { log, cleanup, serviceEntry });
+    const { verdict, report, data } = await runChaos(smallChaosOptions(), { log, cleanup, serviceEntry });
     const explain = `${report}\n--- run log ---\n${lines.join('\n')}`;
     expect(verdict.faultsDone, explain).toEqual({ 'worker kill': 1, 'broker restart': 1, 'PostgreSQL restart': 1 });
     // Each fault hit jobs in flight, or it proved nothing.

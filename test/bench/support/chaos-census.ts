@@ -5,6 +5,7 @@
  * disagree with their jobs. Every figure is one query against the run's own database.
  */
 import type pg from 'pg';
+import { MAINTENANCE_LOCK_KEY } from '../../../src/engine/maintenance/maintenance-scheduler';
 import { CHAOS_KIND } from '../../support/chaos-kinds';
 
 export const TERMINAL_STATUSES = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
@@ -52,6 +53,8 @@ export interface Census {
   failedReasons: { reason: string; count: number }[];
   /** Wall clock (ms since epoch) of the last job to finish. */
   lastFinishedAtMs: number | null;
+  /** Sessions holding the maintenance pass's advisory lock at the end (a pass that never ends shows here). */
+  maintenanceLockHolders: { pid: number; state: string; sinceSeconds: number; query: string }[];
 }
 
 export async function takeCensus(pool: pg.Pool): Promise<Census> {
@@ -115,6 +118,14 @@ export async function takeCensus(pool: pg.Pool): Promise<Census> {
     )
   ).map((r) => ({ reason: r.reason, count: r.n }));
   const [{ ms }] = await q<{ ms: number | null }>('SELECT (extract(epoch FROM max(completed_at)) * 1000)::float8 AS ms FROM jobs');
+  const maintenanceLockHolders = (
+    await q<{ pid: number; state: string; since_s: number; query: string }>(
+      `SELECT a.pid, coalesce(a.state, '?') AS state, extract(epoch FROM now() - a.state_change)::float8 AS since_s, left(a.query, 160) AS query
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
+      [MAINTENANCE_LOCK_KEY],
+    )
+  ).map((r) => ({ pid: r.pid, state: r.state, sinceSeconds: Math.round(r.since_s), query: r.query.replace(/\s+/g, ' ') }));
   return {
     byKind,
     byStatus,
@@ -131,6 +142,7 @@ export async function takeCensus(pool: pg.Pool): Promise<Census> {
     backToQueued,
     failedReasons,
     lastFinishedAtMs: ms,
+    maintenanceLockHolders,
   };
 }
 

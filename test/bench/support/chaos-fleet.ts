@@ -76,6 +76,13 @@ export class ChaosFleet {
     return victim;
   }
 
+  /** The last log lines of every live process, for a report on jobs that did not finish. */
+  recentOutput(lines = 5): { name: string; pid: number; lines: string }[] {
+    return [...this.apis, ...this.workers]
+      .filter((member) => this.everyone.has(member.process))
+      .map((member) => ({ name: member.name, pid: member.process.pid, lines: digest(member.process.output(), lines) }));
+  }
+
   /** Replacement starts still in progress. */
   get starting(): number {
     return this.pending.size;

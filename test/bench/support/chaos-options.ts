@@ -4,7 +4,11 @@
  */
 export type RestartMode = 'stop' | 'kill';
 
+export type ChaosPreset = 'full' | 'small';
+
 export interface ChaosOptions {
+  /** The defaults these options started from: the full run, or the suite's small one (`--small`). */
+  preset: ChaosPreset;
   /** Jobs enqueued at the start. */
   jobs: number;
   /** jobProgress subscriptions kept open at once (across the API processes), each on a job not yet finished. */
@@ -57,6 +61,7 @@ export function defaultChaosOptions(): ChaosOptions {
   const republishAfterSeconds = 10;
   const retryMaxMs = 2_000;
   return {
+    preset: 'full',
     jobs: 10_000,
     subscriptions: 200,
     apis: 2,
@@ -90,6 +95,36 @@ export function defaultChaosOptions(): ChaosOptions {
 }
 
 /**
+ * The suite's small run (test/engine/chaos.test.ts, or `--small`): 300 jobs, 100
+ * subscriptions, one fault of each kind. The jobs last long enough that the drain
+ * (~15 s undisturbed) is still going at every fault.
+ */
+export function smallChaosOptions(): ChaosOptions {
+  const options: ChaosOptions = {
+    ...defaultChaosOptions(),
+    preset: 'small',
+    jobs: 300,
+    subscriptions: 100,
+    kills: 1,
+    brokerRestarts: 1,
+    postgresRestarts: 1,
+    downMs: 1_000,
+    flakyShare: 0.15,
+    slowShare: 0.15,
+    shortMs: [200, 600],
+    flakyMs: [100, 300],
+    slowSteps: [2, 6],
+    consumers: { short: 3, flaky: 2, slow: 2 },
+    faultWindowSeconds: 60,
+    seed: 7,
+  };
+  options.drainQuietSeconds = quietSecondsFor(options);
+  return options;
+}
+
+const presetOptions = (preset: ChaosPreset) => (preset === 'small' ? smallChaosOptions() : defaultChaosOptions());
+
+/**
  * The slowest legitimate wait for a job whose message or worker was lost: its lease
  * runs out, a maintenance pass rescues it, a republish sends it again after
  * `republishAfterSeconds` (waited out by another maintenance pass), a retry sits in
@@ -118,17 +153,18 @@ const FLAGS: Record<string, { key: keyof ChaosOptions; parse: (raw: string) => u
 };
 
 export function chaosUsage(): string {
-  return Object.entries(FLAGS)
+  return `  --small                    start from the suite's small run (300 jobs, one fault of each kind) instead of the full one\n${Object.entries(FLAGS)
     .map(([flag, { help }]) => `  --${flag.padEnd(24)} ${help}`)
-    .join('\n');
+    .join('\n')}`;
 }
 
 /** Options from `--flag value` arguments over the defaults; throws on an unknown flag or a bad value. */
 export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
-  const options = defaultChaosOptions();
+  const options = presetOptions(argv.includes('--small') ? 'small' : 'full');
   let quietGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === '--small') continue;
     const flag = FLAGS[arg.replace(/^--/, '')];
     if (!arg.startsWith('--') || !flag) throw new Error(`unknown argument ${arg}; allowed:\n${chaosUsage()}`);
     const raw = argv[++i];
@@ -144,17 +180,17 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions {
   return options;
 }
 
-/** `npm run bench:chaos -- …` with every flag that differs from the defaults. */
+/** `npm run bench:chaos -- …` with every flag that differs from the preset's defaults. */
 export function reproduceCommand(options: ChaosOptions): string {
-  const defaults = defaultChaosOptions();
-  const parts: string[] = [];
+  const defaults = presetOptions(options.preset);
+  const parts: string[] = options.preset === 'small' ? ['--small'] : [];
   for (const [flag, { key }] of Object.entries(FLAGS)) {
     const value = options[key];
     const fallback = key === 'drainQuietSeconds' ? quietSecondsFor(options) : defaults[key];
     if (JSON.stringify(value) !== JSON.stringify(fallback)) parts.push(`--${flag} ${value === null ? 'continuous' : String(value)}`);
   }
   const unflagged = (Object.keys(options) as (keyof ChaosOptions)[]).filter(
-    (key) => !Object.values(FLAGS).some((f) => f.key === key) && JSON.stringify(options[key]) !== JSON.stringify(defaults[key]),
+    (key) => key !== 'preset' && !Object.values(FLAGS).some((f) => f.key === key) && JSON.stringify(options[key]) !== JSON.stringify(defaults[key]),
   );
   const note = unflagged.length ? `  (plus settings with no flag: ${unflagged.map((k) => `${k}=${JSON.stringify(options[k])}`).join(', ')})` : '';
   return `npm run bench:chaos${parts.length ? ` -- ${parts.join(' ')}` : ''}${note}`;

@@ -40,7 +40,13 @@ export interface ChaosRunData {
   /** For subscriptions left open on a finished job: what a fresh subscription on the same API got first. */
   probes: { jobId: string; status: string | null }[];
   cancels: CancelPlan[];
-  fleet: { replacementsStarted: number; failedStarts: number; unexpectedExits: UnexpectedExit[] };
+  fleet: {
+    replacementsStarted: number;
+    failedStarts: number;
+    unexpectedExits: UnexpectedExit[];
+    /** The last log lines of each process still up at the end. */
+    recentOutput: { name: string; pid: number; lines: string }[];
+  };
 }
 
 export interface SubscriptionVerdict {
@@ -237,6 +243,16 @@ export function formatReport(data: ChaosRunData, verdict: ChaosVerdict): string 
       const live = job.live.map((r) => `${r.state}${r.leaseLeftS !== null ? ` lease ${Math.round(r.leaseLeftS)} s` : ''} due ${Math.round(r.availableInS)} s, ${r.attempts} claims`).join('; ') || 'no live outbox row';
       lines.push(`  ${job.id} ${job.kind} ${job.status}, ${job.attempts} attempts, unchanged for ${job.idleSeconds} s; ${live}${job.stuck ? ` — STUCK: ${job.stuck}` : ''}`);
     }
+  }
+  if (census.unfinished.length) {
+    const holders = census.maintenanceLockHolders;
+    lines.push(
+      holders.length
+        ? `maintenance lock held at the end by: ${holders.map((h) => `backend ${h.pid} (${h.state} for ${h.sinceSeconds} s: ${h.query})`).join('; ')}`
+        : 'maintenance lock held at the end by: nobody',
+    );
+    lines.push('the last log lines of the processes still up:');
+    for (const p of data.fleet.recentOutput) lines.push(`  ${p.name} (pid ${p.pid}):`, indent(p.lines || '(nothing)'));
   }
   const badSubs = subs.filter((v) => !v.ok);
   if (badSubs.length) {

@@ -424,7 +424,12 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
     subscriptions,
     probes,
     cancels: canceller.plans,
-    fleet: { replacementsStarted: fleet.replacementsStarted, failedStarts: fleet.failedStarts, unexpectedExits: fleet.unexpectedExits },
+    fleet: {
+      replacementsStarted: fleet.replacementsStarted,
+      failedStarts: fleet.failedStarts,
+      unexpectedExits: fleet.unexpectedExits,
+      recentOutput: fleet.recentOutput(),
+    },
   };
   const verdict = judge(data);
   return { verdict, report: formatReport(data, verdict), data };
