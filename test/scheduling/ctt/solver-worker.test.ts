@@ -45,11 +45,14 @@ describe.skipIf(!HAVE_CTT_DATA)('solveInWorker', () => {
   it('stops promptly on abort and rejects with an AbortError carrying the best timetable', async () => {
     const controller = new AbortController();
     let abortedAt = 0;
-    const solving = solveInWorker(model, { seed: 1, timeLimitMs: 30_000 }, { signal: controller.signal });
-    setTimeout(() => {
+    // Abort once the solver reports (it is running): a fixed delay could fall while the
+    // worker is still starting on a loaded machine, before it can answer at all.
+    const abortOnce = () => {
+      if (abortedAt > 0) return;
       abortedAt = performance.now();
       controller.abort();
-    }, 1_500);
+    };
+    const solving = solveInWorker(model, { seed: 1, timeLimitMs: 30_000 }, { signal: controller.signal, onProgress: abortOnce });
     const error = await solving.then(
       () => undefined,
       (e: unknown) => e,
