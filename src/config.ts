@@ -106,6 +106,9 @@ export interface Config {
     graphiql: boolean;
     maxDepth: number;
     maxComplexity: number;
+    maxTokens: number;
+    maxAliases: number;
+    maxDirectives: number;
     maxBodyBytes: number;
     maxWsPayloadBytes: number;
     /** How often an API process compares the jobs its subscriptions watch with the database. */
@@ -304,6 +307,9 @@ export function loadConfig(env: Env = process.env): Config {
       graphiql: bool(env, 'GRAPHIQL', !production),
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10, 2, 100),
       maxComplexity: int(env, 'GRAPHQL_MAX_COMPLEXITY', 1_000, 10, 1_000_000),
+      maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 5_000, 100, 1_000_000),
+      maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 1, 10_000),
+      maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 1, 10_000),
       maxBodyBytes: int(env, 'GRAPHQL_MAX_BODY_BYTES', 1_048_576, 1_024, 104_857_600),
       maxWsPayloadBytes: int(env, 'GRAPHQL_MAX_WS_PAYLOAD_BYTES', 65_536, 1_024, 104_857_600),
       subscriptionResyncIntervalMs: int(env, 'SUBSCRIPTION_RESYNC_INTERVAL_MS', 3_000, 100, 600_000),

@@ -7,6 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badInput, conflict, notFound } from '../engine/errors';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from './entities';
+import { keysetPage, keysetRootPage, type KeysetList, type Page } from './keyset-page';
 import {
   MAX_DAYS_PER_WEEK,
   MAX_PERIODS_PER_DAY,
@@ -82,6 +83,38 @@ export const listCurricula = (em: EntityManager, termIds: string | readonly stri
   em.find(Curriculum, ofTerms(termIds), { orderBy: { code: 'asc' }, populate: ['courses'] });
 export const listUnavailability = (em: EntityManager, termIds: string | readonly string[]) =>
   em.find(Unavailability, ofTerms(termIds), { orderBy: { day: 'asc', period: 'asc' }, populate: ['course', 'teacher'] });
+
+// ----- pages (the API's lists: bounded reads, see keyset-page.ts) ----------------
+
+/** Terms oldest first; keyed by (created_at, id). */
+export const pageTerms = (em: EntityManager, page: Page) =>
+  keysetRootPage(em, AcademicTerm, { table: 'academic_terms', noun: 'term', order: ['created_at', 'id'] }, page);
+
+/** Codes are unique within a term: (term_id, code) indexes serve these pages. */
+const byCodeInTerm = (table: string, noun: string): KeysetList => ({ table, noun, parent: 'x.term_id', order: ['code'] });
+
+export const pageTeachers = (em: EntityManager, termIds: string | readonly string[], page: Page) =>
+  keysetPage(em, Teacher, byCodeInTerm('academic_teachers', 'teacher'), termIds, page);
+export const pageRooms = (em: EntityManager, termIds: string | readonly string[], page: Page) =>
+  keysetPage(em, Room, byCodeInTerm('academic_rooms', 'room'), termIds, page);
+export const pageCourses = (em: EntityManager, termIds: string | readonly string[], page: Page) =>
+  keysetPage(em, Course, byCodeInTerm('academic_courses', 'course'), termIds, page);
+export const pageCurricula = (em: EntityManager, termIds: string | readonly string[], page: Page) =>
+  keysetPage(em, Curriculum, byCodeInTerm('academic_curricula', 'curriculum'), termIds, page);
+
+/** A curriculum's courses by code (a curriculum holds tens of courses: its pivot rows are read whole). */
+export const pageCurriculumCourses = (em: EntityManager, curriculumIds: string | readonly string[], page: Page) =>
+  keysetPage(
+    em,
+    Course,
+    { table: 'academic_courses', noun: 'course', parent: 'member.curriculum_id', join: 'join "academic_curriculum_courses" member on member.course_id = x.id', order: ['code', 'id'] },
+    curriculumIds,
+    page,
+  );
+
+/** By (day, period, id): the (term_id, day, period, id) index serves these pages. */
+export const pageUnavailability = (em: EntityManager, termIds: string | readonly string[], page: Page) =>
+  keysetPage(em, Unavailability, { table: 'academic_unavailabilities', noun: 'unavailability', parent: 'x.term_id', order: ['day', 'period', 'id'] }, termIds, page);
 
 async function findInTerm<T extends Teacher | Room | Course | Curriculum | Unavailability>(
   em: EntityManager,

@@ -6,6 +6,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../academic/entities';
 import { ofTerms } from '../academic/academic-service';
+import { keysetPage, type Page } from '../academic/keyset-page';
 import { idList, requireId, requireInt, requireName } from '../academic/validation';
 import { badInput, notFound } from '../engine/errors';
 import { formatSolution } from './ctt/ctt-format';
@@ -71,6 +72,38 @@ export const listAssignments = (em: EntityManager, planIds: string | readonly st
     { plan: { $in: idList('planId', planIds) } },
     { orderBy: { day: 'asc', period: 'asc', course: { code: 'asc' } }, populate: ['course', 'room'] },
   );
+
+/** A term's plans, oldest first: the (term_id, created_at) index serves these pages. */
+export const pageSchedulePlans = (em: EntityManager, termIds: string | readonly string[], page: Page) =>
+  keysetPage(em, SchedulePlan, { table: 'schedule_plans', noun: 'schedule plan', parent: 'x.term_id', order: ['created_at', 'id'] }, termIds, page);
+
+/** A plan's lectures by (day, period, id): the (plan_id, day, period, id) index serves these pages. */
+export const pageAssignments = (em: EntityManager, planIds: string | readonly string[], page: Page) =>
+  keysetPage(em, ScheduleAssignment, { table: 'schedule_assignments', noun: 'lecture of a plan', parent: 'x.plan_id', order: ['day', 'period', 'id'] }, planIds, page);
+
+/**
+ * The rows that evaluating or exporting the plan reads: its lectures and its term's
+ * teachers, rooms, courses, curricula (with their members) and unavailability. What the
+ * API charges for `evaluation` and `solutionText` before computing them.
+ */
+export async function planReadRows(em: EntityManager, planId: string): Promise<number> {
+  const id = requireId('planId', planId);
+  const [row] = await em.getConnection().execute<{ rows: string | null }[]>(
+    `select (select count(*) from schedule_assignments where plan_id = p.id)
+          + (select count(*) from academic_teachers where term_id = p.term_id)
+          + (select count(*) from academic_rooms where term_id = p.term_id)
+          + (select count(*) from academic_courses where term_id = p.term_id)
+          + (select count(*) from academic_curricula where term_id = p.term_id)
+          + (select count(*) from academic_curriculum_courses m join academic_curricula q on q.id = m.curriculum_id where q.term_id = p.term_id)
+          + (select count(*) from academic_unavailabilities where term_id = p.term_id) as rows
+       from schedule_plans p where p.id = ?`,
+    [id],
+    'all',
+    em.getTransactionContext(),
+  );
+  if (!row) throw notFound(`No schedule plan with id ${planId}`, { planId });
+  return Number(row.rows);
+}
 
 export async function createSchedulePlan(em: EntityManager, input: CreateSchedulePlanInput): Promise<SchedulePlan> {
   const termId = requireId('termId', input.termId);

@@ -50,7 +50,7 @@ describe('academic and scheduling GraphQL', () => {
     const term = imported.data!.importCurriculumTimetabling;
     expect(term).toMatchObject({ code: 'gql-comp01', name: 'Fis0506-1', daysPerWeek: 5, periodsPerDay: 6 });
 
-    const listed = await run(`{ terms { code courses { code teacher { code } } rooms { code capacity } curricula { code courses { code } } } }`, {}, [ApiRole.VIEWER]);
+    const listed = await run(`{ terms { code courses(first: 100) { code teacher { code } } rooms { code capacity } curricula { code courses { code } } } }`, {}, [ApiRole.VIEWER]);
     expect(listed.errors).toBeUndefined();
     const t = listed.data!.terms.find((x: { code: string }) => x.code === 'gql-comp01');
     expect(t.courses).toHaveLength(30);
@@ -77,7 +77,7 @@ describe('academic and scheduling GraphQL', () => {
     expect(typed.data!.job).toMatchObject({ plan: { id: plan.id }, scheduleResult: { hardViolations: 0, seed: 4 } });
 
     const read = await run(
-      `query($id: ID!) { schedulePlan(id: $id) { solutionText evaluation { hardViolations penalty feasible conflicts breakdown { lectures conflicts roomCapacity minWorkingDays curriculumCompactness roomStability } } assignments { day period locked course { code } room { code } } } }`,
+      `query($id: ID!) { schedulePlan(id: $id) { solutionText evaluation { hardViolations penalty feasible conflicts breakdown { lectures conflicts roomCapacity minWorkingDays curriculumCompactness roomStability } } assignments(first: 500) { day period locked course { code } room { code } } } }`,
       { id: plan.id },
       [ApiRole.VIEWER],
     );

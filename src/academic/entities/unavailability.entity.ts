@@ -7,7 +7,8 @@ import { AcademicTerm } from './term.entity';
 /** A course or a teacher (exactly one) cannot be scheduled at (day, period), both 0-based. */
 @Entity({ tableName: 'academic_unavailabilities' })
 @Check({ name: 'academic_unavailabilities_target_check', expression: '(course_id is null) <> (teacher_id is null)' })
-@Index({ name: 'academic_unavailabilities_term_index', properties: ['term'] })
+/** The term's rows, and the API's pages of them (keyset on day, period, id). */
+@Index({ name: 'academic_unavailabilities_term_day_period_index', properties: ['term', 'day', 'period', 'id'] })
 export class Unavailability {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import * as academic from '../../academic/academic-service';
 import { importCurriculumTimetabling } from '../../scheduling/ctt-import';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../academic/entities';
@@ -23,7 +23,8 @@ import {
   UpdateTeacherInput,
   UpdateTermInput,
 } from './academic.types';
-import { childrenOf, entityById, referenced, termIdOf } from './batch-loaders';
+import { entityById, pageOf, referenced } from './batch-loaders';
+import { PageArgs, pageCost } from './page-args';
 import { entityManagerOf } from './request-entity-manager';
 
 const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
@@ -32,9 +33,9 @@ const em = entityManagerOf;
 @Resolver(() => AcademicTermType)
 export class AcademicTermResolver {
   @Authorized()
-  @Query(() => [AcademicTermType], { description: 'Every academic term, oldest first.' })
-  terms(@Ctx() ctx: GraphQLContext): Promise<AcademicTerm[]> {
-    return academic.listTerms(em(ctx));
+  @Query(() => [AcademicTermType], { description: 'The academic terms, oldest first, a page at a time.', complexity: pageCost })
+  terms(@Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<AcademicTerm[]> {
+    return academic.pageTerms(em(ctx), page);
   }
 
   @Authorized()
@@ -78,29 +79,29 @@ export class AcademicTermResolver {
     return academic.deleteTerm(em(ctx), id);
   }
 
-  @FieldResolver(() => [TeacherType])
-  teachers(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Teacher[]> {
-    return childrenOf(ctx, 'Teacher', academic.listTeachers, termIdOf, term.id);
+  @FieldResolver(() => [TeacherType], { description: 'By code, a page at a time.', complexity: pageCost })
+  teachers(@Root() term: AcademicTerm, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<Teacher[]> {
+    return pageOf(ctx, 'Teacher', page, academic.pageTeachers, term.id);
   }
 
-  @FieldResolver(() => [RoomType])
-  rooms(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Room[]> {
-    return childrenOf(ctx, 'Room', academic.listRooms, termIdOf, term.id);
+  @FieldResolver(() => [RoomType], { description: 'By code, a page at a time.', complexity: pageCost })
+  rooms(@Root() term: AcademicTerm, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<Room[]> {
+    return pageOf(ctx, 'Room', page, academic.pageRooms, term.id);
   }
 
-  @FieldResolver(() => [CourseType])
-  courses(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Course[]> {
-    return childrenOf(ctx, 'Course', academic.listCourses, termIdOf, term.id);
+  @FieldResolver(() => [CourseType], { description: 'By code, a page at a time.', complexity: pageCost })
+  courses(@Root() term: AcademicTerm, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<Course[]> {
+    return pageOf(ctx, 'Course', page, academic.pageCourses, term.id);
   }
 
-  @FieldResolver(() => [CurriculumType])
-  curricula(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Curriculum[]> {
-    return childrenOf(ctx, 'Curriculum', academic.listCurricula, termIdOf, term.id);
+  @FieldResolver(() => [CurriculumType], { description: 'By code, a page at a time.', complexity: pageCost })
+  curricula(@Root() term: AcademicTerm, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<Curriculum[]> {
+    return pageOf(ctx, 'Curriculum', page, academic.pageCurricula, term.id);
   }
 
-  @FieldResolver(() => [UnavailabilityType])
-  unavailability(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<Unavailability[]> {
-    return childrenOf(ctx, 'Unavailability', academic.listUnavailability, termIdOf, term.id);
+  @FieldResolver(() => [UnavailabilityType], { description: 'By day and period, a page at a time.', complexity: pageCost })
+  unavailability(@Root() term: AcademicTerm, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<Unavailability[]> {
+    return pageOf(ctx, 'Unavailability', page, academic.pageUnavailability, term.id);
   }
 }
 
@@ -174,11 +175,9 @@ export class CourseResolver {
 
 @Resolver(() => CurriculumType)
 export class CurriculumResolver {
-  @FieldResolver(() => [CourseType])
-  async courses(@Root() curriculum: Curriculum): Promise<Course[]> {
-    // Batched by MikroORM's own collection loader when the list did not populate it.
-    const courses = curriculum.courses.isInitialized() ? curriculum.courses.getItems() : await curriculum.courses.loadItems({ dataloader: true });
-    return [...courses].sort((a, b) => a.code.localeCompare(b.code));
+  @FieldResolver(() => [CourseType], { description: 'By code, a page at a time.', complexity: pageCost })
+  courses(@Root() curriculum: Curriculum, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<Course[]> {
+    return pageOf(ctx, 'CurriculumCourse', page, academic.pageCurriculumCourses, curriculum.id);
   }
 
   @Authorized(...EDITORS)

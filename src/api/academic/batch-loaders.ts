@@ -52,6 +52,25 @@ export async function referenced<T extends Identified>(ctx: GraphQLContext, enti
   return row;
 }
 
+/**
+ * One page of the children of one parent (a term's courses, a plan's lectures), read
+ * with those of every other parent asked for in the same tick with the same page
+ * arguments: `load` returns each row with its parent, in order (see `keysetPage`).
+ */
+export function pageOf<T>(
+  ctx: GraphQLContext,
+  name: string,
+  page: { first: number; after?: string | null },
+  load: (em: EntityManager, parentIds: string[], page: { first: number; after?: string | null }) => Promise<{ parent: string; row: T }[]>,
+  parentId: string,
+): Promise<T[]> {
+  return loaderFor<T[]>(entityManagerOf(ctx), `${name}#page#${page.first}:${page.after ?? ''}`, async (em, parentIds) => {
+    const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));
+    for (const { parent, row } of await load(em, [...new Set(parentIds)], page)) groups.get(parent)?.push(row);
+    return parentIds.map((id) => groups.get(id)!);
+  }).load(parentId);
+}
+
 /** The parent of a term's row, for `childrenOf`. */
 export const termIdOf = (row: { term: { id: string } }): string => row.term.id;
 

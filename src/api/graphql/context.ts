@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { JobEngine } from '../../engine/engine';
 import type { JobSnapshot } from '../../engine/types';
 import type { Viewer } from '../auth/viewer';
+import { CostMeter } from './cost-meter';
 import type { JobEventHub } from './job-event-hub';
 
 /**
@@ -33,8 +34,10 @@ export type GraphQLContext = {
   services: ApiServices;
   /** Per-execution state (loaders, and what domain modules key on them, like an EntityManager). */
   loaders: Loaders;
+  /** Run-time charges of data-dependent fields, within what the operation's cost left. */
+  cost: CostMeter;
   /**
-   * Starts a new execution on this context: fresh loaders. An HTTP request is one
+   * Starts a new execution on this context: fresh loaders and cost budget. An HTTP request is one
    * execution; a subscription keeps its context for hours and executes once per event,
    * so the socket server calls this after each event (`onNext` in mount.ts), or the
    * next event would show what an earlier one read.
@@ -58,6 +61,7 @@ export function createLoaders(engine: JobEngine): Loaders {
 export function createContext(deps: ApiDependencies, viewer: Viewer | null): GraphQLContext {
   // Loaders are made on first use: most socket operations (subscriptions) never need one.
   let loaders: Loaders | undefined;
+  const cost = new CostMeter();
   return {
     viewer,
     engine: deps.engine,
@@ -67,8 +71,10 @@ export function createContext(deps: ApiDependencies, viewer: Viewer | null): Gra
     get loaders() {
       return (loaders ??= createLoaders(deps.engine));
     },
+    cost,
     newExecution() {
       loaders = undefined;
+      cost.reset();
     },
   };
 }

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { ArgumentValidationError } from 'type-graphql';
+import { ArgumentValidationError, AuthenticationError, AuthorizationError } from 'type-graphql';
 import { EngineError } from '../../engine/errors';
 import { AuthError } from '../auth/authenticator';
 
@@ -17,67 +18,139 @@ export enum ErrorCode {
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   /** Too many operations, subscribes or sockets for one caller; `retryAfterSeconds` says when to try again. */
   RATE_LIMITED = 'RATE_LIMITED',
+  /** Automatic persisted queries: the hash is unknown, send the query text with it (APQ clients do). */
+  PERSISTED_QUERY_NOT_FOUND = 'PERSISTED_QUERY_NOT_FOUND',
+  PERSISTED_QUERY_NOT_SUPPORTED = 'PERSISTED_QUERY_NOT_SUPPORTED',
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
 }
 
+/** The HTTP status of a refusal that ends a request before execution (Apollo reads `extensions.http`). */
 const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCode.UNAUTHENTICATED]: 401,
   [ErrorCode.RATE_LIMITED]: 429,
+  [ErrorCode.QUERY_TOO_DEEP]: 400,
+  [ErrorCode.QUERY_TOO_COMPLEX]: 400,
 };
 
-export function apiError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+/**
+ * An error this API raised on purpose: its code and message are meant for the client.
+ * Any other error reaching the formatter from a resolver is unexpected and is masked.
+ */
+export class ApiError extends GraphQLError {}
+
+export function apiError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): ApiError {
   const status = HTTP_STATUS[code];
-  return new GraphQLError(message, { extensions: { ...extensions, code, ...(status ? { http: { status } } : {}) } });
+  return new ApiError(message, { extensions: { ...extensions, code, ...(status ? { http: { status } } : {}) } });
 }
 
 export const notFoundError = (message: string) => apiError(ErrorCode.NOT_FOUND, message);
 export const forbiddenError = (message: string) => apiError(ErrorCode.FORBIDDEN, message);
 export const unauthenticatedError = (message: string) => apiError(ErrorCode.UNAUTHENTICATED, message);
 
-const KNOWN = new Set<string>(Object.values(ErrorCode));
+/**
+ * Codes Apollo Server gives the errors of a request it refuses before execution (the
+ * text, the parse, validation, variables): they describe what the client sent.
+ */
+const REQUEST_CODES: Record<string, ErrorCode> = {
+  GRAPHQL_PARSE_FAILED: ErrorCode.GRAPHQL_PARSE_FAILED,
+  GRAPHQL_VALIDATION_FAILED: ErrorCode.GRAPHQL_VALIDATION_FAILED,
+  BAD_USER_INPUT: ErrorCode.BAD_USER_INPUT,
+  BAD_REQUEST: ErrorCode.BAD_USER_INPUT,
+  OPERATION_RESOLUTION_FAILURE: ErrorCode.BAD_USER_INPUT,
+  PERSISTED_QUERY_NOT_FOUND: ErrorCode.PERSISTED_QUERY_NOT_FOUND,
+  PERSISTED_QUERY_NOT_SUPPORTED: ErrorCode.PERSISTED_QUERY_NOT_SUPPORTED,
+};
+
+/** The longest quoted input a message repeats whole; longer ones keep a prefix and their length. */
+const MAX_QUOTED_CHARACTERS = 60;
+const QUOTED_PREFIX_CHARACTERS = 40;
+/** No message sent is longer than this. */
+const MAX_MESSAGE_CHARACTERS = 1_000;
+
+/**
+ * Shortens what a message quotes from the request (graphql-js and the services quote
+ * bad values whole: a 100 KB string would come back twice), then the message itself.
+ */
+export function clipMessage(message: string): string {
+  const clipped = message.replace(/"((?:[^"\\]|\\.)*)"/g, (quoted, inner: string) =>
+    inner.length <= MAX_QUOTED_CHARACTERS ? quoted : `"${inner.slice(0, QUOTED_PREFIX_CHARACTERS)}…" (${inner.length} characters)`,
+  );
+  return clipped.length <= MAX_MESSAGE_CHARACTERS ? clipped : `${clipped.slice(0, MAX_MESSAGE_CHARACTERS - 1)}…`;
+}
+
+/** graphql-js's "Did you mean …?" hints name fields, arguments, types and enum values the caller did not know. */
+const withoutSuggestions = (message: string) => message.replace(/\s*Did you mean [^?]*\?/g, '');
+
+/** A short id tying what the client sees to the log line with the cause. */
+export const newErrorRef = (): string => randomBytes(6).toString('hex');
+
+/** The error at the bottom of GraphQLError wrappings (located errors, Apollo's validation errors). */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current !== undefined && current !== null && !chain.includes(current)) {
+    chain.push(current);
+    current = current instanceof GraphQLError ? current.originalError : undefined;
+  }
+  return chain;
+}
+
+export interface ErrorFormatterOptions {
+  production: boolean;
+  /** Called once per unexpected error with the ref the client was given; log it there. */
+  onInternal?: (error: unknown, ref: string) => void;
+}
 
 /**
  * One formatter for HTTP (Apollo's formatError) and the socket (graphql-ws onNext /
- * onError): every error gets a known `extensions.code`; internal errors lose their
- * message in production; stack traces leave only in development.
+ * onError). Only errors this API raised on purpose (ApiError, the services'
+ * EngineError, AuthError, argument validation) and the request errors of graphql-js and
+ * Apollo (parse, validation, variables, persisted queries) keep their code and message;
+ * every other error is logged through `onInternal` with a ref and reaches the client as
+ * INTERNAL_SERVER_ERROR "Internal server error (ref …)". Messages are clipped; in
+ * production they carry no "Did you mean" hints and no stack traces.
  */
-export function createErrorFormatter(options: { production: boolean; onInternal?: (error: unknown) => void }) {
+export function createErrorFormatter(options: ErrorFormatterOptions) {
   return function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-    const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-    const base = { message: formatted.message, ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
+    const base = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
     const stack = !options.production ? (formatted.extensions?.stacktrace as unknown) : undefined;
-    const withCode = (code: string, message = base.message, extra: Record<string, unknown> = {}): GraphQLFormattedError => ({
+    const send = (code: string, message: string, extra: Record<string, unknown> = {}): GraphQLFormattedError => ({
+      message: clipMessage(options.production ? withoutSuggestions(message) : message),
       ...base,
-      message,
       extensions: { ...extra, code, ...(stack ? { stacktrace: stack } : {}) },
     });
 
-    if (original instanceof EngineError) return withCode(original.code, original.message);
-    if (original instanceof AuthError) return withCode(original.code, original.message);
-    if (original instanceof ArgumentValidationError) {
-      const problems = original.extensions.validationErrors.flatMap((v) => describeValidation(v));
-      return withCode(ErrorCode.BAD_USER_INPUT, `Invalid arguments: ${problems.join('; ')}`, { problems });
+    const chain = causes(error);
+    for (const cause of chain) {
+      if (cause instanceof EngineError || cause instanceof AuthError) return send(cause.code, cause.message);
+      if (cause instanceof ArgumentValidationError) {
+        const problems = cause.extensions.validationErrors.flatMap((v) => describeValidation(v)).map(clipMessage);
+        return send(ErrorCode.BAD_USER_INPUT, `Invalid arguments: ${problems.join('; ')}`, { problems });
+      }
+      if (cause instanceof ApiError) {
+        const { code, http: _http, ...rest } = cause.extensions as Record<string, unknown>;
+        return send(String(code), cause.message, rest);
+      }
+      if (cause instanceof AuthenticationError) return send(ErrorCode.UNAUTHENTICATED, 'Sign in: this operation needs a bearer token');
+      if (cause instanceof AuthorizationError) return send(ErrorCode.FORBIDDEN, 'Your roles do not allow this operation');
     }
-    // Apollo re-codes validation errors as GRAPHQL_VALIDATION_FAILED; a rule's own code (QUERY_TOO_DEEP) wins.
-    const ownCode = original instanceof GraphQLError ? original.extensions?.code : undefined;
-    const code = typeof ownCode === 'string' && KNOWN.has(ownCode) ? ownCode : formatted.extensions?.code;
-    if (typeof code === 'string' && KNOWN.has(code)) {
-      const { stacktrace: _s, http: _h, ...rest } = (formatted.extensions ?? {}) as Record<string, unknown>;
-      return withCode(code, base.message, rest);
+
+    // Errors about the request itself, before execution: they carry no path. A non-GraphQL
+    // error at the bottom is a failure inside the server (context creation, a plugin, a
+    // stream), unless Apollo coded it as the caller's (a custom scalar refusing a variable).
+    const bottom = chain.at(-1);
+    const ownCode = formatted.extensions?.code;
+    const requestCode = typeof ownCode === 'string' ? REQUEST_CODES[ownCode] : undefined;
+    if (!formatted.path && error instanceof GraphQLError) {
+      if (requestCode && (bottom instanceof GraphQLError || requestCode === ErrorCode.BAD_USER_INPUT)) return send(requestCode, formatted.message);
+      // graphql-js's own refusals of variables or the operation name (the socket's
+      // validation errors arrive coded already).
+      if (ownCode === undefined && bottom instanceof GraphQLError) return send(ErrorCode.BAD_USER_INPUT, formatted.message);
     }
-    if (typeof code === 'string' && /^(BAD_REQUEST|PERSISTED_QUERY_NOT_FOUND|PERSISTED_QUERY_NOT_SUPPORTED|OPERATION_RESOLUTION_FAILURE)$/.test(code)) {
-      return withCode(ErrorCode.BAD_USER_INPUT);
-    }
-    // type-graphql's own authorization errors.
-    const name = (original as { name?: string } | null)?.name;
-    if (name === 'UnauthorizedError') return withCode(ErrorCode.UNAUTHENTICATED, 'Sign in: this operation needs a bearer token');
-    if (name === 'ForbiddenError') return withCode(ErrorCode.FORBIDDEN, 'Your roles do not allow this operation');
-    // graphql-js coercion/validation errors carry no originalError.
-    if (error instanceof GraphQLError && !error.originalError && !code) {
-      return withCode(error.nodes ? ErrorCode.GRAPHQL_VALIDATION_FAILED : ErrorCode.BAD_USER_INPUT);
-    }
-    options.onInternal?.(original);
-    return withCode(ErrorCode.INTERNAL_SERVER_ERROR, options.production ? 'Internal server error' : base.message);
+
+    const ref = newErrorRef();
+    options.onInternal?.(bottom, ref);
+    return send(ErrorCode.INTERNAL_SERVER_ERROR, `Internal server error (ref ${ref})`);
   };
 }
 

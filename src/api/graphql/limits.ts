@@ -1,89 +1,108 @@
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import {
-  GraphQLError,
   getNamedType,
+  GraphQLError,
   isLeafType,
-  Kind,
-  type ASTVisitor,
   type DocumentNode,
-  type FragmentDefinitionNode,
   type GraphQLSchema,
-  type OperationDefinitionNode,
-  type SelectionSetNode,
-  type ValidationContext,
+  type ParseOptions,
+  type ValidationRule,
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { apiError, ErrorCode } from './errors';
+import { expandedFieldsRule } from './expanded-fields-rule';
 
+/** The bounds every operation is checked against, on HTTP and on the socket alike. */
 export interface QueryLimits {
   maxDepth: number;
   maxComplexity: number;
+  maxTokens: number;
+  maxAliases: number;
+  maxDirectives: number;
 }
 
-/** Depth of the deepest field path of each operation (fragments followed, cycles cut). */
-function selectionDepth(
-  selectionSet: SelectionSetNode | undefined,
-  fragments: Record<string, FragmentDefinitionNode>,
-  visited: Set<string>,
-): number {
-  if (!selectionSet) return 0;
-  let deepest = 0;
-  for (const selection of selectionSet.selections) {
-    let depth = 0;
-    if (selection.kind === Kind.FIELD) {
-      // Introspection (__schema, __type, __typename) is gated by its own switch; its
-      // type-reference chains are deep by nature (GraphiQL's query is 15 levels).
-      depth = selection.name.value.startsWith('__') ? 0 : 1 + selectionDepth(selection.selectionSet, fragments, visited);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      depth = selectionDepth(selection.selectionSet, fragments, visited);
-    } else {
-      const name = selection.name.value;
-      const fragment = fragments[name];
-      if (!fragment || visited.has(name)) continue;
-      visited.add(name);
-      depth = selectionDepth(fragment.selectionSet, fragments, visited);
-      visited.delete(name);
-    }
-    if (depth > deepest) deepest = depth;
-  }
-  return deepest;
-}
+/**
+ * Selections the cost estimate visits at most, fragments expanded. graphql-query-complexity
+ * walks a fragment again at every spread (2ⁿ visits for n fragments each spreading the next
+ * twice). The shape rules refuse such documents first (`expandedFieldsRule`); this bound
+ * is the estimate's own guard, and a document beyond it is refused as too complex.
+ */
+export const MAX_COST_NODES = 10_000;
 
-/** A validation rule refusing operations nested deeper than `maxDepth` fields. */
-export function depthLimitRule(maxDepth: number) {
-  return (context: ValidationContext): ASTVisitor => {
-    const document = context.getDocument();
-    const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const definition of document.definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
-    }
-    return {
-      OperationDefinition(node: OperationDefinitionNode) {
-        const depth = selectionDepth(node.selectionSet, fragments, new Set());
-        if (depth > maxDepth) {
-          context.reportError(
-            new GraphQLError(`The query is ${depth} levels deep; the limit is ${maxDepth}`, {
-              nodes: [node],
-              extensions: { code: ErrorCode.QUERY_TOO_DEEP, depth, maxDepth },
-            }),
-          );
-        }
-      },
-    };
+/**
+ * The parser's options: graphql-js stops lexing past `maxTokens`, so an oversized document
+ * costs no more than that to refuse. Given to Apollo (`parseOptions`) and to the socket's
+ * own parse.
+ */
+export const parseOptions = (limits: QueryLimits): ParseOptions => ({ maxTokens: limits.maxTokens });
+
+/** Armor reports "…limit of N exceeded, found M."; M is what the client needs to hear. */
+const found = (error: GraphQLError): number | undefined => {
+  const match = /found (\d+(?:\.\d+)?)/.exec(error.message);
+  return match ? Number(match[1]) : undefined;
+};
+
+const refuseAs =
+  (code: ErrorCode, what: string, limit: number, key: string): GraphQLArmorRejectCallback =>
+  (context, error) => {
+    const count = found(error);
+    context?.reportError(
+      apiError(code, `The query has ${count ?? 'too many'} ${what}; the limit is ${limit}`, { [key]: count, [`max${key[0]!.toUpperCase()}${key.slice(1)}`]: limit }),
+    );
   };
+
+/**
+ * Validation rules bounding the document's shape, each linear in the document's length
+ * (a fragment is measured once and its measure reused at every spread): from GraphQL
+ * Armor, depth (fields nested, fragments flattened, introspection's `__schema` exempt: it
+ * has its own switch), aliases and directives; ours, `expandedFieldsRule`. Run them alone
+ * and before graphql-js's specified rules, whose overlap check is quadratic: a document
+ * they refuse never reaches it. Armor's cost rule is off: it does not know the schema
+ * (list sizes, page arguments); `complexityError` prices operations instead. Armor's
+ * token limit re-parses the text; the parser's own `maxTokens` (see `parseOptions`) does
+ * it in the one parse. Refusals are reported as typed errors: QUERY_TOO_DEEP,
+ * QUERY_TOO_COMPLEX.
+ */
+export function shapeRules(limits: QueryLimits): ValidationRule[] {
+  const quiet = { propagateOnRejection: false, exposeLimits: true } as const;
+  const { validationRules } = new ApolloArmor({
+    maxDepth: {
+      ...quiet,
+      n: limits.maxDepth,
+      flattenFragments: true,
+      ignoreIntrospection: true,
+      onReject: [
+        (context, error) => {
+          const depth = found(error);
+          context?.reportError(
+            apiError(ErrorCode.QUERY_TOO_DEEP, `The query is ${depth ?? 'too many'} levels deep; the limit is ${limits.maxDepth}`, { depth, maxDepth: limits.maxDepth }),
+          );
+        },
+      ],
+    },
+    maxAliases: { ...quiet, n: limits.maxAliases, onReject: [refuseAs(ErrorCode.QUERY_TOO_COMPLEX, 'aliases', limits.maxAliases, 'aliases')] },
+    maxDirectives: { ...quiet, n: limits.maxDirectives, onReject: [refuseAs(ErrorCode.QUERY_TOO_COMPLEX, 'directives', limits.maxDirectives, 'directives')] },
+    costLimit: { enabled: false },
+    maxTokens: { enabled: false },
+    blockFieldSuggestion: { enabled: false },
+  }).protect();
+  return [...(validationRules as ValidationRule[]), expandedFieldsRule()];
 }
 
 /**
  * 1 for each object a field resolves to (plus what is selected inside it); scalar and
- * enum fields are free — the cost counts objects fetched, not bytes. Lists multiply
- * through type-graphql `complexity` options (e.g. `jobs`: `first` × the node's cost).
+ * enum fields are free unless a field says otherwise (`evaluation`, `solutionText`).
+ * Lists multiply through type-graphql `complexity` options: a page of `first` rows costs
+ * `first` × a row (see `pageCost`).
  */
 export const objectEstimator: ComplexityEstimator = ({ field, childComplexity }) =>
   isLeafType(getNamedType(field.type)) ? 0 : 1 + childComplexity;
 
 /**
  * The cost of the operation to run: type-graphql's `complexity` field options where
- * given (e.g. a page of `first` jobs), `objectEstimator` elsewhere. Null when it is within
- * the limit, otherwise the error to send.
+ * given, `objectEstimator` elsewhere. Null when it is within the limit, otherwise the
+ * error to send.
  */
 export function complexityError(
   schema: GraphQLSchema,
@@ -92,6 +111,21 @@ export function complexityError(
   variables: Record<string, unknown> | null | undefined,
   maxComplexity: number,
 ): GraphQLError | null {
+  return operationCost(schema, document, operationName, variables, maxComplexity).error;
+}
+
+/**
+ * The operation's static cost and, when it is over `maxComplexity`, the error to send.
+ * What it leaves of the limit is the budget of the fields that charge at run time (see
+ * `CostMeter`). Bad variables cost 0 here: execution refuses them (BAD_USER_INPUT).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  maxComplexity: number,
+): { cost: number; error: GraphQLError | null } {
   let complexity: number;
   try {
     complexity = getComplexity({
@@ -100,15 +134,20 @@ export function complexityError(
       operationName: operationName ?? undefined,
       variables: variables ?? {},
       estimators: [fieldExtensionsEstimator(), objectEstimator],
+      maxQueryNodes: MAX_COST_NODES,
     });
   } catch (error) {
-    // Bad variables and the like: execution reports them properly.
-    void error;
-    return null;
+    if (error instanceof GraphQLError && /maximum allowed number of nodes/.test(error.message)) {
+      const refusal = apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query has more than ${MAX_COST_NODES} selections once its fragments are expanded`, {
+        maxSelections: MAX_COST_NODES,
+      });
+      return { cost: Number.POSITIVE_INFINITY, error: refusal };
+    }
+    return { cost: 0, error: null };
   }
-  if (complexity <= maxComplexity) return null;
-  return apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query costs ${complexity}; the limit is ${maxComplexity}`, {
-    complexity,
-    maxComplexity,
-  });
+  if (complexity <= maxComplexity) return { cost: complexity, error: null };
+  return {
+    cost: complexity,
+    error: apiError(ErrorCode.QUERY_TOO_COMPLEX, `The query costs ${complexity}; the limit is ${maxComplexity}`, { complexity, maxComplexity }),
+  };
 }

@@ -4,7 +4,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -20,7 +20,8 @@ import { createContext, type ApiDependencies, type ApiServices, type GraphQLCont
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { JobEventHub } from './job-event-hub';
 import { JobResync } from './job-resync';
-import { complexityError, depthLimitRule } from './limits';
+import { operationCost, parseOptions, shapeRules } from './limits';
+import { shapeCheck } from './shape-check';
 import { SocketLimits } from './socket-limits';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -65,20 +66,24 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {} };
     const formatError = createErrorFormatter({
       production: settings.production,
-      onInternal: (error) => logger.error({ err: error }, 'GraphQL operation failed'),
+      onInternal: (error, ref) => logger.error({ err: error, ref }, 'GraphQL operation failed'),
     });
-    const extraRules = [depthLimitRule(settings.maxDepth), ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    // The same parse options and shape rules on both paths (Apollo's plugins do not see the
+    // socket), run before graphql-js's own rules: see `shapeRules`.
+    const shapes = shapeRules(settings);
+    const extraRules = settings.introspection ? [] : [NoSchemaIntrospectionCustomRule];
 
     // Parsed and validated socket documents, shared by every subscriber that sends the
     // same text (thousands of clients watching progress send one query).
     const documents = new DocumentCache((query) => {
       let document: DocumentNode;
       try {
-        document = parse(query, { maxTokens: 5_000 });
+        document = parse(query, parseOptions(settings));
       } catch (error) {
         return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
       }
-      const errors = validate(schema, document, [...specifiedRules, ...extraRules]);
+      const shapeErrors = validate(schema, document, shapes);
+      const errors = shapeErrors.length > 0 ? shapeErrors : validate(schema, document, [...specifiedRules, ...extraRules]);
       if (errors.length > 0) {
         return errors.map((e) =>
           e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED } }),
@@ -129,16 +134,22 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           const checked = documents.get(payload.query);
           if (checked instanceof Array) return checked;
           const document = checked;
-          const tooComplex = complexityError(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
+          const { cost, error: tooComplex } = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
           if (tooComplex) return [tooComplex];
           const tooCostlyPerEvent = socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
           if (tooCostlyPerEvent) return [tooCostlyPerEvent];
+          const contextValue = createContext(deps, viewer);
+          // A subscription pays its run-time charges on every event: they come out of the
+          // per-event budget, not the one-off operation limit.
+          const isSubscription = getOperationAST(document, payload.operationName ?? undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
+          const budget = isSubscription ? Math.min(settings.maxComplexity, socketLimits.settings.maxEventCost) : settings.maxComplexity;
+          contextValue.cost.allow(budget - cost);
           const args: ExecutionArgs = {
             schema,
             document,
             operationName: payload.operationName,
             variableValues: payload.variables,
-            contextValue: createContext(deps, viewer),
+            contextValue,
           };
           return args;
         },
@@ -158,9 +169,15 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const complexityPlugin: ApolloServerPlugin<GraphQLContext> = {
       async requestDidStart() {
         return {
-          async didResolveOperation({ request, document, schema: operationSchema }) {
-            const error = complexityError(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
+          async didResolveOperation({ request, document, schema: operationSchema, operation, contextValue }) {
+            if (operation?.operation === 'subscription') {
+              throw apiError(ErrorCode.BAD_USER_INPUT, `Subscriptions run over graphql-ws (protocol graphql-transport-ws) at ${GRAPHQL_PATH}, not over HTTP`, {
+                http: { status: 400 },
+              });
+            }
+            const { cost, error } = operationCost(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
             if (error) throw error;
+            contextValue.cost.allow(settings.maxComplexity - cost);
           },
         };
       },
@@ -170,7 +187,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       introspection: settings.introspection,
       csrfPrevention: true,
       includeStacktraceInErrorResponses: !settings.production,
-      validationRules: [depthLimitRule(settings.maxDepth)],
+      parseOptions: parseOptions(settings),
       formatError,
       plugins: [
         ApolloServerPluginDrainHttpServer({ httpServer: server }),
@@ -193,6 +210,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       GRAPHQL_PATH,
       httpRateLimit({ settings: limits.http, authenticator: auth.authenticator }),
       express.json({ limit: settings.maxBodyBytes }),
+      shapeCheck({ schema, rules: shapes, parseOptions: parseOptions(settings), formatError }),
       expressMiddleware(apollo, {
         context: async ({ req }) => {
           const header = req.headers.authorization;

@@ -1,14 +1,15 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AcademicTerm, Course, Room } from '../../academic/entities';
-import { isId } from '../../academic/validation';
+import { isId, requireInt } from '../../academic/validation';
 import type { JobSnapshot } from '../../engine/types';
 import { startAutomaticSchedule } from '../../scheduling/automatic-schedule';
 import { ScheduleAssignment, SchedulePlan } from '../../scheduling/entities';
 import * as plans from '../../scheduling/plan-service';
-import { publishedTimetable } from '../../scheduling/published-timetable';
+import { publishedTimetablePage } from '../../scheduling/published-timetable';
 import { publishSchedulePlan } from '../../scheduling/schedule-publish';
 import { AcademicTermType, CourseType, RoomType } from '../academic/academic.types';
-import { childrenOf, entityById, referenced, termIdOf } from '../academic/batch-loaders';
+import { childrenOf, entityById, pageOf, referenced, termIdOf } from '../academic/batch-loaders';
+import { PageArgs, pageCost } from '../academic/page-args';
 import { entityManagerOf } from '../academic/request-entity-manager';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';
@@ -27,6 +28,26 @@ import {
 
 const EDITORS = [ApiRole.ADMIN, ApiRole.SCHEDULER];
 const em = entityManagerOf;
+
+/**
+ * `evaluation` and `solutionText` read the whole plan and its term (however large) and
+ * compute over it: besides their fixed cost they charge, when they run, one unit per this
+ * many rows they read (a unit is what one object sent costs).
+ */
+export const PLAN_ROWS_PER_COST_UNIT = 10;
+/** The fixed part of their cost, counted with the query's. */
+export const PLAN_COMPUTATION_COST = 10;
+/** Conflict descriptions sent unless `first` says otherwise, and at most. */
+export const DEFAULT_CONFLICTS = 100;
+export const MAX_CONFLICTS = 1_000;
+/** Strings of a list that cost one unit (a conflict is a line of text, a tenth of an object). */
+const STRINGS_PER_COST_UNIT = 10;
+
+/** Charges a whole-plan computation's reads to the query's budget before it runs. */
+async function chargePlanComputation(ctx: GraphQLContext, plan: SchedulePlan, what: string): Promise<void> {
+  const rows = await plans.planReadRows(em(ctx), plan.id);
+  ctx.cost.charge(Math.ceil(rows / PLAN_ROWS_PER_COST_UNIT), `The ${what} of plan ${plan.id} (${rows} rows to read)`);
+}
 
 @Resolver(() => SchedulePlanType)
 export class SchedulePlanResolver {
@@ -78,19 +99,38 @@ export class SchedulePlanResolver {
     return referenced(ctx, AcademicTerm, plan.term);
   }
 
-  @FieldResolver(() => [ScheduleAssignmentType])
-  assignments(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment[]> {
-    return childrenOf(ctx, 'ScheduleAssignment', plans.listAssignments, (row) => row.plan.id, plan.id);
+  @FieldResolver(() => [ScheduleAssignmentType], { description: 'The lectures by day and period, a page at a time.', complexity: pageCost })
+  assignments(@Root() plan: SchedulePlan, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<ScheduleAssignment[]> {
+    return pageOf(ctx, 'ScheduleAssignment', page, plans.pageAssignments, plan.id);
   }
 
-  @FieldResolver(() => String, { description: "The ITC-2007 solution format (course room day period per lecture) with the term's codes.", complexity: 10 })
-  solutionText(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<string> {
+  @FieldResolver(() => String, {
+    description: `The ITC-2007 solution format (course room day period per lecture) with the term's codes. Costs ${PLAN_COMPUTATION_COST}, and one more per ${PLAN_ROWS_PER_COST_UNIT} rows of the plan and its term.`,
+    complexity: PLAN_COMPUTATION_COST,
+  })
+  async solutionText(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<string> {
+    await chargePlanComputation(ctx, plan, 'solution text');
     return plans.solutionText(em(ctx), plan.id);
   }
 
-  @FieldResolver(() => PlanEvaluationType, { description: 'Hard violations and penalty from the independent evaluator.', complexity: 20 })
-  evaluation(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<plans.PlanEvaluation> {
+  @FieldResolver(() => PlanEvaluationType, {
+    description: `Hard violations and penalty from the independent evaluator. Costs ${PLAN_COMPUTATION_COST}, and one more per ${PLAN_ROWS_PER_COST_UNIT} rows of the plan and its term.`,
+    complexity: ({ childComplexity }) => PLAN_COMPUTATION_COST + childComplexity,
+  })
+  async evaluation(@Root() plan: SchedulePlan, @Ctx() ctx: GraphQLContext): Promise<plans.PlanEvaluation> {
+    await chargePlanComputation(ctx, plan, 'evaluation');
     return plans.evaluateSchedulePlan(em(ctx), plan.id);
+  }
+}
+
+@Resolver(() => PlanEvaluationType)
+export class PlanEvaluationResolver {
+  @FieldResolver(() => [String], {
+    description: `The hard violations in words, e.g. "Tuesday period 3: teacher T12 teaches both C01 and C07": the first \`first\` (1–${MAX_CONFLICTS}) of them.`,
+    complexity: ({ args }) => Math.ceil(Number(args.first ?? DEFAULT_CONFLICTS) / STRINGS_PER_COST_UNIT),
+  })
+  conflicts(@Root() evaluation: plans.PlanEvaluation, @Arg('first', () => Int, { defaultValue: DEFAULT_CONFLICTS }) first: number): string[] {
+    return evaluation.conflicts.slice(0, requireInt('first', first, 1, MAX_CONFLICTS));
   }
 }
 
@@ -127,9 +167,9 @@ export class ScheduleAssignmentResolver {
 
 @Resolver(() => AcademicTermType)
 export class TermSchedulingResolver {
-  @FieldResolver(() => [SchedulePlanType], { description: 'The plans of the term, oldest first.' })
-  plans(@Root() term: AcademicTerm, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan[]> {
-    return childrenOf(ctx, 'SchedulePlan', plans.listSchedulePlans, termIdOf, term.id);
+  @FieldResolver(() => [SchedulePlanType], { description: 'The plans of the term, oldest first, a page at a time.', complexity: pageCost })
+  plans(@Root() term: AcademicTerm, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<SchedulePlan[]> {
+    return pageOf(ctx, 'SchedulePlan', page, plans.pageSchedulePlans, term.id);
   }
 
   @FieldResolver(() => SchedulePlanType, { nullable: true })
@@ -139,34 +179,36 @@ export class TermSchedulingResolver {
 
   @Authorized()
   @Query(() => [PublishedTimetableEntryType], {
-    description: 'The published timetable of a term, optionally only one teacher\'s, one class group\'s (curriculum) or one room\'s.',
+    description: "The published timetable of a term by day and period, a page at a time; optionally only one teacher's, one class group's (curriculum) or one room's.",
+    complexity: pageCost,
   })
   publishedTimetable(
     @Arg('termId', () => ID) termId: string,
     @Arg('teacherId', () => ID, { nullable: true }) teacherId: string | null,
     @Arg('curriculumId', () => ID, { nullable: true }) curriculumId: string | null,
     @Arg('roomId', () => ID, { nullable: true }) roomId: string | null,
+    @Args() page: PageArgs,
     @Ctx() ctx: GraphQLContext,
   ) {
-    return publishedTimetable(em(ctx), termId, { teacherId, curriculumId, roomId });
+    return publishedTimetablePage(em(ctx), termId, { teacherId, curriculumId, roomId }, page);
   }
 
   @Authorized()
-  @Query(() => [PublishedTimetableEntryType], { description: "A teacher's published timetable." })
-  publishedTimetableByTeacher(@Arg('termId', () => ID) termId: string, @Arg('teacherId', () => ID) teacherId: string, @Ctx() ctx: GraphQLContext) {
-    return publishedTimetable(em(ctx), termId, { teacherId });
+  @Query(() => [PublishedTimetableEntryType], { description: "A teacher's published timetable, a page at a time.", complexity: pageCost })
+  publishedTimetableByTeacher(@Arg('termId', () => ID) termId: string, @Arg('teacherId', () => ID) teacherId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return publishedTimetablePage(em(ctx), termId, { teacherId }, page);
   }
 
   @Authorized()
-  @Query(() => [PublishedTimetableEntryType], { description: "A class group's (curriculum's) published timetable." })
-  publishedTimetableByCurriculum(@Arg('termId', () => ID) termId: string, @Arg('curriculumId', () => ID) curriculumId: string, @Ctx() ctx: GraphQLContext) {
-    return publishedTimetable(em(ctx), termId, { curriculumId });
+  @Query(() => [PublishedTimetableEntryType], { description: "A class group's (curriculum's) published timetable, a page at a time.", complexity: pageCost })
+  publishedTimetableByCurriculum(@Arg('termId', () => ID) termId: string, @Arg('curriculumId', () => ID) curriculumId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return publishedTimetablePage(em(ctx), termId, { curriculumId }, page);
   }
 
   @Authorized()
-  @Query(() => [PublishedTimetableEntryType], { description: "A room's published timetable." })
-  publishedTimetableByRoom(@Arg('termId', () => ID) termId: string, @Arg('roomId', () => ID) roomId: string, @Ctx() ctx: GraphQLContext) {
-    return publishedTimetable(em(ctx), termId, { roomId });
+  @Query(() => [PublishedTimetableEntryType], { description: "A room's published timetable, a page at a time.", complexity: pageCost })
+  publishedTimetableByRoom(@Arg('termId', () => ID) termId: string, @Arg('roomId', () => ID) roomId: string, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext) {
+    return publishedTimetablePage(em(ctx), termId, { roomId }, page);
   }
 }
 
@@ -203,6 +245,7 @@ export class SchedulePublishJobResolver {
 
 export const schedulingResolvers = [
   SchedulePlanResolver,
+  PlanEvaluationResolver,
   ScheduleAssignmentResolver,
   TermSchedulingResolver,
   AutomaticScheduleJobResolver,

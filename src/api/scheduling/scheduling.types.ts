@@ -48,12 +48,13 @@ export class PlanEvaluationType {
   @Field(() => Int, { description: 'Soft penalty with the ITC-2007 weights.' }) penalty!: number;
   @Field() feasible!: boolean;
   @Field(() => PenaltyBreakdownType) breakdown!: PenaltyBreakdownType;
-  @Field(() => [String], { description: 'The hard violations in words, e.g. "Tuesday period 3: teacher T12 teaches both C01 and C07".' })
+  /** Exposed by PlanEvaluationResolver, a page of it at a time. */
   conflicts!: string[];
 }
 
 @ObjectType('PublishedTimetableEntry', { description: 'One lecture of the published timetable of a term.' })
 export class PublishedTimetableEntryType {
+  @Field(() => ID, { description: 'Pass it as `after` to read the page after this entry.' }) id!: string;
   @Field(() => Int) day!: number;
   @Field(() => Int) period!: number;
   @Field() dayName!: string;

@@ -34,6 +34,16 @@ export function encodeJobCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(['j1', key.t, key.id]), 'utf8').toString('base64url');
 }
 
+/**
+ * The shape alone lets "2024-13-45T25:61:61" through, which PostgreSQL refuses with a
+ * database error: the date must exist (no rolling over into the next month) and its
+ * year be one PostgreSQL has (there is no year 0).
+ */
+function isRealInstant(t: string): boolean {
+  const millis = Date.parse(t.slice(0, 23) + 'Z');
+  return Number.isFinite(millis) && Number(t.slice(0, 4)) >= 1 && new Date(millis).toISOString().slice(0, 23) === t.slice(0, 23);
+}
+
 export function decodeJobCursor(cursor: string): CursorKey {
   const refuse = () => badInput('The cursor "after" is not one this service gave out', { after: cursor });
   let parsed: unknown;
@@ -44,7 +54,7 @@ export function decodeJobCursor(cursor: string): CursorKey {
   }
   if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== 'j1') throw refuse();
   const [, t, id] = parsed as [string, unknown, unknown];
-  if (typeof t !== 'string' || !EXACT_TIME.test(t) || typeof id !== 'string' || !UUID.test(id)) throw refuse();
+  if (typeof t !== 'string' || !EXACT_TIME.test(t) || !isRealInstant(t) || typeof id !== 'string' || !UUID.test(id)) throw refuse();
   return { t, id };
 }
 

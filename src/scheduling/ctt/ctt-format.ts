@@ -32,6 +32,9 @@ function tokenize(text: string): { tokens: Token[]; lastLine: number } {
   return { tokens, lastLine: Math.max(1, lines.length) };
 }
 
+/** The largest count a file may give: the database keeps counts (students, capacities) as 32-bit integers. */
+export const MAX_CTT_INTEGER = 2_147_483_647;
+
 const SECTIONS = ['COURSES:', 'ROOMS:', 'CURRICULA:', 'UNAVAILABILITY_CONSTRAINTS:', 'END.'];
 const HEADER = ['Name:', 'Courses:', 'Rooms:', 'Days:', 'Periods_per_day:', 'Curricula:', 'Constraints:'] as const;
 
@@ -87,6 +90,7 @@ class Reader {
     if (!/^[+-]?\d+$/.test(t.text)) throw new CttFormatError(t.line, `${what} must be an integer, found "${t.text}"`);
     const value = Number(t.text);
     if (value < min) throw new CttFormatError(t.line, `${what} must be at least ${min}, found ${value}`);
+    if (value > MAX_CTT_INTEGER) throw new CttFormatError(t.line, `${what} must be at most ${MAX_CTT_INTEGER}, found ${t.text.slice(0, 30)}`);
     return { value, line: t.line };
   }
 

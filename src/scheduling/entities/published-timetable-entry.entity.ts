@@ -12,6 +12,8 @@ import { SchedulePlan } from './schedule-plan.entity';
 @Entity({ tableName: 'published_timetable_entries' })
 @Index({ name: 'published_timetable_entries_term_teacher_index', properties: ['term', 'teacherId'] })
 @Index({ name: 'published_timetable_entries_term_room_index', properties: ['term', 'roomId'] })
+/** Serves the API's pages of a whole term's timetable (keyset on day, period, id). */
+@Index({ name: 'published_timetable_entries_term_day_period_index', properties: ['term', 'day', 'period', 'id'] })
 @Index({
   name: 'published_timetable_entries_curricula_index',
   expression: 'create index "published_timetable_entries_curricula_index" on "published_timetable_entries" using gin ("curriculum_ids")',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, OptionalProps, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Course } from '../../academic/entities/course.entity';
 import { Room } from '../../academic/entities/room.entity';
 import { SchedulePlan } from './schedule-plan.entity';
@@ -7,6 +7,8 @@ import { SchedulePlan } from './schedule-plan.entity';
 /** One lecture of a course placed at (day, period) in a room; `locked` means the solver keeps it. */
 @Entity({ tableName: 'schedule_assignments' })
 @Unique({ name: 'schedule_assignments_plan_course_lecture_unique', properties: ['plan', 'course', 'lectureIndex'] })
+/** Serves the API's pages of a plan's lectures (keyset on day, period, id). */
+@Index({ name: 'schedule_assignments_plan_day_period_index', properties: ['plan', 'day', 'period', 'id'] })
 export class ScheduleAssignment {
   [OptionalProps]?: 'locked';
 

@@ -2,6 +2,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { print, type ExecutionResult } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createClient, type Client, type ClientOptions } from 'graphql-ws';
+import pino from 'pino';
 import WebSocket from 'ws';
 import { Authenticator, type AuthSettings } from '../../../src/api/auth/authenticator';
 import { ApiRole } from '../../../src/api/auth/viewer';
@@ -10,7 +11,7 @@ import { graphqlMount, type GraphQLSettings } from '../../../src/api/graphql/mou
 import { startHttpServer, type RunningHttpServer } from '../../../src/api/server';
 import { DEFAULT_LIMITS, type Config } from '../../../src/config';
 import type { JobEngine } from '../../../src/engine/engine';
-import { silentLogger } from '../../../src/engine/logger';
+import { silentLogger, type Logger } from '../../../src/engine/logger';
 
 export const TEST_JWT = { secret: 'test-secret-of-at-least-thirty-two-bytes!', issuer: 'jiaowu-test', audience: 'jiaowu-api' } as const;
 
@@ -20,6 +21,9 @@ export const TEST_GRAPHQL_SETTINGS: GraphQLSettings = {
   graphiql: true,
   maxDepth: 10,
   maxComplexity: 1_000,
+  maxTokens: 5_000,
+  maxAliases: 30,
+  maxDirectives: 50,
   maxBodyBytes: 64 * 1024,
   maxWsPayloadBytes: 16 * 1024,
   subscriptionResyncIntervalMs: 3_000,
@@ -53,6 +57,8 @@ export async function startTestApiServer(options: {
   host?: string;
   /** Rate limits and socket caps to change from DEFAULT_LIMITS. */
   limits?: { http?: Partial<Config['limits']['http']>; socket?: Partial<Config['limits']['socket']> };
+  /** Where the mount logs (silent by default); see `capturingLogger`. */
+  logger?: Logger;
 }): Promise<TestApiServer> {
   const authenticator = new Authenticator(options.auth ?? { ...TEST_JWT });
   const http = await startHttpServer({
@@ -63,7 +69,7 @@ export async function startTestApiServer(options: {
     metricsExporter: new PrometheusExporter({ preventServerStart: true }),
     mount: graphqlMount({
       engine: options.engine,
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       auth: { authenticator, devAdminToken: options.devAdminToken ?? null },
       settings: { ...TEST_GRAPHQL_SETTINGS, ...options.settings },
       services: options.services,
@@ -88,6 +94,13 @@ export async function startTestApiServer(options: {
     },
     close: () => http.close(),
   };
+}
+
+/** A JSON logger that keeps every line it writes, parsed, for assertions on what was logged. */
+export function capturingLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  return { logger, lines };
 }
 
 export interface HttpResult<R> {

@@ -1,5 +1,10 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { OutboxState } from '../../../engine/types';
+import { ALL_JOB_KINDS } from '../../../job-kinds';
 import { HealthStatus } from './enums';
+
+/** The most rows each backlog list can hold (one per state, one per state and kind): its cost. */
+const STATES = Object.keys(OutboxState).length;
 
 @ObjectType()
 export class TransportHealth {
@@ -45,10 +50,10 @@ export class BacklogKindCount {
 
 @ObjectType()
 export class MessagingBacklog {
-  @Field(() => [BacklogStateCount])
+  @Field(() => [BacklogStateCount], { complexity: ({ childComplexity }) => STATES * (1 + childComplexity) })
   byState!: BacklogStateCount[];
 
-  @Field(() => [BacklogKindCount])
+  @Field(() => [BacklogKindCount], { complexity: ({ childComplexity }) => STATES * ALL_JOB_KINDS.length * (1 + childComplexity) })
   byKind!: BacklogKindCount[];
 }
 
