@@ -5,9 +5,10 @@
  * invigilator and student.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireCode, requireId, requireInt } from '../academic/validation';
+import { checkPage, type Page } from '../academic/keyset-page';
+import { requireCode, requireId } from '../academic/validation';
 import { badInput } from '../engine/errors';
-import { MakeupExamArrangement, MakeupExamSessionFormat, MakeupExamSitting } from './entities';
+import { MakeupExamArrangement, MakeupExamSession, MakeupExamSessionFormat, MakeupExamSitting } from './entities';
 import { evaluateArrangement, type ExamEvaluation } from './evaluation/evaluator';
 import { formatItc2007Solution } from './formats/itc2007-solution-format';
 import { formatTorontoSolution } from './formats/toronto-solution-format';
@@ -24,24 +25,28 @@ export interface ArrangementMeta {
   timeUsedMs: number;
   iterations: number;
   unplacedExams: string[];
+  /** Called once the old arrangement is gone and the new one's row is written, before its sittings (failure injection in tests). */
+  beforeRows?: () => void | Promise<void>;
 }
 
 /**
  * Replaces the session's arrangement with `arrangement` (codes of `data`), in `tx`: the
  * old one and its sittings go, the new one and its sittings come, or (rolled back) none
- * of it. Each room an exam uses is one sitting, with the room's invigilator.
+ * of it. Each room an exam uses is one sitting, with the room's invigilator. `session` is
+ * the session's row in `tx` (locked by the caller).
  */
 export async function saveArrangement(
   tx: EntityManager,
   data: SessionModel,
+  session: MakeupExamSession,
   arrangement: ExamArrangement,
   evaluation: ExamEvaluation,
   meta: ArrangementMeta,
 ): Promise<MakeupExamArrangement> {
-  await tx.nativeDelete(MakeupExamArrangement, { session: data.session.id });
+  await tx.nativeDelete(MakeupExamArrangement, { session: session.id });
   const saved = tx.create(MakeupExamArrangement, {
-    session: data.session,
-    sessionRevision: data.session.revision,
+    session,
+    sessionRevision: session.revision,
     jobId: meta.jobId,
     seed: meta.seed,
     hardViolations: evaluation.hard.total,
@@ -52,6 +57,7 @@ export async function saveArrangement(
     iterations: meta.iterations,
   });
   await tx.flush();
+  await meta.beforeRows?.();
   const duty = new Map(arrangement.invigilation.map((d) => [`${d.period} ${d.room}`, d.invigilator]));
   const size = new Map(data.model.exams.map((e) => [e.code, new Set(e.students).size]));
   type SittingRow = { exam_id: string; period_id: string; room_id: string | null; seats: number; invigilator_id: string | null };
@@ -182,10 +188,9 @@ export interface SittingFilter {
  * The sittings of a session's arrangement in time order (period, room, exam), at most
  * `first` after the sitting `after`, optionally of one exam, room, invigilator or period.
  */
-export async function pageSittings(em: EntityManager, sessionId: string, filter: SittingFilter, page: { first: number; after?: string | null }): Promise<MakeupExamSitting[]> {
+export async function pageSittings(em: EntityManager, sessionId: string, filter: SittingFilter, page: Page): Promise<MakeupExamSitting[]> {
   const session = requireId('sessionId', sessionId);
-  const first = requireInt('first', page.first, 1, 500);
-  const after = page.after == null ? null : requireId('after', page.after);
+  const { first, after } = checkPage(page);
   const conditions = ['a.session_id = ?'];
   const params: unknown[] = [session];
   for (const [field, column] of [

@@ -9,6 +9,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findTerm, listCourses, listTeachers } from '../academic/academic-service';
+import { keysetPage, keysetRootPage, type KeysetList, type Page } from '../academic/keyset-page';
 import { requireCode, requireId, requireInt, requireName } from '../academic/validation';
 import { badInput, conflict, notFound } from '../engine/errors';
 import {
@@ -131,6 +132,41 @@ function requireTermSession(session: MakeupExamSession, what: string): void {
   if (session.format !== MakeupExamSessionFormat.TERM) {
     throw badInput(`sessionId: session ${session.code} was imported (${session.format}); ${what} belong to a term session`, { field: 'sessionId' });
   }
+}
+
+// ----- pages (the API's lists: bounded reads, see academic/keyset-page.ts) -------------
+
+const inSession = (table: string, noun: string, order: readonly string[]): KeysetList => ({ table, noun, parent: 'x.session_id', order });
+
+/** Sessions by code. */
+export const pageSessions = (em: EntityManager, page: Page) =>
+  keysetRootPage(em, MakeupExamSession, { table: 'makeup_exam_sessions', noun: 'make-up exam session', order: ['code'] }, page);
+/** Periods in time order. */
+export const pagePeriods = (em: EntityManager, sessionIds: string | readonly string[], page: Page) =>
+  keysetPage(em, MakeupExamPeriod, inSession('makeup_exam_periods', 'period of a make-up exam session', ['position', 'id']), sessionIds, page);
+export const pageRooms = (em: EntityManager, sessionIds: string | readonly string[], page: Page) =>
+  keysetPage(em, MakeupExamRoom, inSession('makeup_exam_rooms', 'room of a make-up exam session', ['position', 'id']), sessionIds, page);
+export const pageExams = (em: EntityManager, sessionIds: string | readonly string[], page: Page) =>
+  keysetPage(em, MakeupExam, inSession('makeup_exams', 'exam of a make-up exam session', ['position', 'id']), sessionIds, page);
+/** Invigilators in no particular order (stable from page to page). */
+export const pageInvigilators = (em: EntityManager, sessionIds: string | readonly string[], page: Page) =>
+  keysetPage(em, MakeupExamInvigilator, inSession('makeup_exam_invigilators', 'invigilator of a make-up exam session', ['teacher_id']), sessionIds, page);
+export const pageConstraints = (em: EntityManager, sessionIds: string | readonly string[], page: Page) =>
+  keysetPage(em, MakeupExamConstraint, inSession('makeup_exam_constraints', 'constraint of a make-up exam session', ['id']), sessionIds, page);
+/** An exam's enrolments by student code. */
+export const pageEnrolments = (em: EntityManager, examIds: string | readonly string[], page: Page) =>
+  keysetPage(em, MakeupExamEnrolment, { table: 'makeup_exam_enrolments', noun: 'enrolment of a make-up exam', parent: 'x.exam_id', order: ['student_code'] }, examIds, page);
+
+/** The available periods of several invigilators, in time order. */
+export async function availablePeriodsOf(em: EntityManager, invigilatorIds: readonly string[]): Promise<{ parent: string; row: MakeupExamPeriod }[]> {
+  const rows = await em.getConnection().execute<Record<string, unknown>[]>(
+    `select p.*, ip.invigilator_id as page_parent from makeup_exam_invigilator_periods ip join makeup_exam_periods p on p.id = ip.period_id
+     where ip.invigilator_id = any(string_to_array(?, ',')::uuid[]) order by p.position, p.id`,
+    [invigilatorIds.map((id) => requireId('invigilatorId', id)).join(',')],
+    'all',
+    em.getTransactionContext(),
+  );
+  return rows.map(({ page_parent: parent, ...columns }) => ({ parent: String(parent), row: em.map(MakeupExamPeriod, columns as never) }));
 }
 
 // ----- sessions -----------------------------------------------------------------

@@ -1,0 +1,233 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JobEngine } from '../../src/engine/engine';
+import { EngineError } from '../../src/engine/errors';
+import { JobStatus, type JobEvent } from '../../src/engine/types';
+import { evaluateSession, findArrangement, solutionText } from '../../src/exams/arrangement-service';
+import { MakeupExamSitting } from '../../src/exams/entities';
+import { evaluateArrangement } from '../../src/exams/evaluation/evaluator';
+import { ExamFormat, importExamSession } from '../../src/exams/exam-import';
+import { parseItc2007Exam } from '../../src/exams/formats/itc2007-exam-format';
+import { parseItc2007Solution } from '../../src/exams/formats/itc2007-solution-format';
+import { parseToronto } from '../../src/exams/formats/toronto-format';
+import { parseTorontoSolution } from '../../src/exams/formats/toronto-solution-format';
+import {
+  makeupExamArrangementRegistration,
+  MakeupExamSteps,
+  startMakeupExamArrangement,
+  type MakeupExamArrangementOptions,
+  type MakeupExamArrangementResult,
+} from '../../src/exams/makeup-exam-arrangement';
+import { loadSessionModel } from '../../src/exams/session-model';
+import * as sessions from '../../src/exams/session-service';
+import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
+import { createTermSession } from './exam-session-fixture';
+import { TINY_CRS, TINY_EXAM, TINY_STU } from './tiny-instances';
+
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+let engine: JobEngine | undefined;
+const em = () => ctx.db.orm.em.fork();
+
+beforeAll(async () => {
+  ctx = await createTestDb('exam_auto');
+});
+afterEach(async () => {
+  await engine?.stop(2_000);
+  engine = undefined;
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function examEngine(options: MakeupExamArrangementOptions = {}, attemptLimit = 3): Promise<JobEngine> {
+  engine = buildEngine({ db: ctx.db, registrations: [makeupExamArrangementRegistration({ consumers: 2 }, options)], settings: { attemptLimit } });
+  await engine.start();
+  return engine;
+}
+
+const start = (input: { sessionId: string; timeLimitSeconds?: number; seed?: number; maxIterations?: number }) =>
+  startMakeupExamArrangement({ em: em(), engine: engine! }, input, 'tester');
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(EngineError);
+  return { code: (error as EngineError).code, message: (error as EngineError).message };
+}
+
+async function sittingsOf(sessionId: string): Promise<string[]> {
+  const arrangement = await findArrangement(em(), sessionId);
+  if (!arrangement) return [];
+  const rows = await em().find(MakeupExamSitting, { arrangement }, { populate: ['exam', 'period', 'room', 'invigilator'] });
+  return rows.map((s) => `${s.exam.code}@${s.period.position}:${s.room?.code ?? '-'}x${s.seats}/${s.invigilator?.id ?? '-'}`).sort();
+}
+
+describe('MAKEUP_EXAM_AUTO', () => {
+  it('arranges a term session: SUCCEEDED, 0 hard violations, every step seen, saved with its evaluation', async () => {
+    await examEngine();
+    const events: JobEvent[] = [];
+    engine!.subscribe((e) => events.push(e));
+    const session = await createTermSession(em, 'AUTO-TERM', 1);
+    const job = await start({ sessionId: session.id, timeLimitSeconds: 2, seed: 3 });
+    expect(job.exclusiveKey).toBe(`makeup-exam-session:${session.id}`);
+    const done = await waitForJob(engine!, job.id, undefined, 30_000);
+    expect(done.errorMessage).toBeNull();
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    const result = done.result as MakeupExamArrangementResult;
+    expect(result).toMatchObject({ sessionId: session.id, hardViolations: 0, seed: 3, unplacedExams: [] });
+    expect(result.exams).toBeGreaterThan(5);
+    expect(result.students).toBeGreaterThan(50);
+    expect(result.iterations).toBeGreaterThan(0);
+    const steps = events.filter((e) => e.jobId === job.id).map((e) => e.currentStep);
+    for (const step of Object.values(MakeupExamSteps)) expect(steps, step).toContain(step);
+    expect(events.some((e) => e.jobId === job.id && /best cost \d/.test(e.message ?? ''))).toBe(true);
+
+    // Saved: one sitting per room used, each with an invigilator; the evaluator agrees.
+    const data = await loadSessionModel(em(), session.id);
+    const stored = await findArrangement(em(), session.id);
+    expect(stored).toMatchObject({ jobId: job.id, hardViolations: 0, cost: result.cost, sessionRevision: session.revision });
+    const evaluation = await evaluateSession(em(), session.id);
+    expect(evaluation).toMatchObject({ current: true, exams: result.exams });
+    expect(evaluation!.hard.total).toBe(0);
+    expect(evaluation!.soft.total).toBeCloseTo(result.cost, 9);
+    const sittings = await em().find(MakeupExamSitting, { arrangement: stored!.id }, { populate: ['exam'] });
+    expect(new Set(sittings.map((s) => s.exam.code))).toEqual(new Set(data.model.exams.map((e) => e.code)));
+    expect(sittings.every((s) => s.room && s.invigilator)).toBe(true);
+    expect(await solutionText(em(), session.id)).toBeNull(); // a term session has no benchmark format
+  });
+
+  it('exports an imported ITC-2007 session as .sln and a Toronto one as .sol, which re-evaluate to the saved cost', async () => {
+    await examEngine();
+    const itc = await importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text: TINY_EXAM, code: 'auto-itc' });
+    const toronto = await importExamSession(em(), { format: ExamFormat.TORONTO, text: TINY_CRS, studentsText: TINY_STU, periods: 4, code: 'auto-toronto' });
+    for (const [session, check] of [
+      [itc, (text: string) => {
+        const model = parseItc2007Exam(TINY_EXAM);
+        return evaluateArrangement(model, parseItc2007Solution(text, model));
+      }],
+      [toronto, (text: string) => {
+        const model = parseToronto(TINY_CRS, TINY_STU, 4);
+        return evaluateArrangement(model, parseTorontoSolution(text, model));
+      }],
+    ] as const) {
+      const done = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 1 })).id, undefined, 20_000);
+      expect(done.status, done.errorMessage ?? '').toBe(JobStatus.SUCCEEDED);
+      const result = done.result as MakeupExamArrangementResult;
+      expect(result.hardViolations).toBe(0);
+      const text = (await solutionText(em(), session.id))!;
+      expect(text.trim().split('\n')).toHaveLength(session.format === 'TORONTO' ? 3 : 4);
+      // The benchmark's own file and the exported solution, read back by the core's readers.
+      const again = check(text);
+      expect(again.hard.total).toBe(0);
+      expect(again.soft.total).toBeCloseTo(result.cost, 9);
+    }
+  });
+
+  it('is deterministic for a seed and an iteration budget', async () => {
+    await examEngine();
+    const session = await createTermSession(em, 'AUTO-SEED', 2);
+    const run = async (seed: number) => {
+      const done = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 60, seed, maxIterations: 20_000 })).id, undefined, 60_000);
+      expect(done.status, done.errorMessage ?? '').toBe(JobStatus.SUCCEEDED);
+      expect((done.result as MakeupExamArrangementResult).stopReason).not.toBe('time');
+      return { cost: (done.result as MakeupExamArrangementResult).cost, sittings: await sittingsOf(session.id) };
+    };
+    const first = await run(5);
+    const second = await run(5);
+    expect(second).toEqual(first);
+  });
+
+  it('a cancel mid-solve ends CANCELLED promptly and keeps the arrangement saved before', async () => {
+    await examEngine();
+    const session = await createTermSession(em, 'AUTO-CANCEL', 3);
+    expect((await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1 })).id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
+    const before = await sittingsOf(session.id);
+    const job = await start({ sessionId: session.id, timeLimitSeconds: 60, seed: 9 });
+    await waitForJob(engine!, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
+    const asked = Date.now();
+    await engine!.cancel(job.id);
+    const done = await waitForJob(engine!, job.id, undefined, 10_000);
+    expect(done.status).toBe(JobStatus.CANCELLED);
+    // The worker is asked to stop and answers within milliseconds (terminated after 1 s at worst).
+    expect(Date.now() - asked).toBeLessThan(3_000);
+    expect(await sittingsOf(session.id)).toEqual(before);
+  });
+
+  it('a second start while one runs is a CONFLICT naming the running job', async () => {
+    await examEngine();
+    const session = await createTermSession(em, 'AUTO-EXCL', 4);
+    const first = await start({ sessionId: session.id, timeLimitSeconds: 30 });
+    const error = await refusal(start({ sessionId: session.id, timeLimitSeconds: 5 }));
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toContain(first.id);
+    await engine!.cancel(first.id);
+    expect((await waitForJob(engine!, first.id)).status).toBe(JobStatus.CANCELLED);
+    const again = await start({ sessionId: session.id, timeLimitSeconds: 1 });
+    expect((await waitForJob(engine!, again.id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
+  });
+
+  it('refuses bad input at start with BAD_USER_INPUT naming the field; nothing is enqueued', async () => {
+    await examEngine();
+    const session = await createTermSession(em, 'AUTO-BAD', 5);
+    expect(await refusal(start({ sessionId: 'nope' }))).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/sessionId must be an id/) });
+    expect(await refusal(start({ sessionId: session.id, timeLimitSeconds: 0 }))).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/timeLimitSeconds .*from 1 to 600/) });
+    expect(await refusal(start({ sessionId: session.id, seed: -1 }))).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/seed/) });
+    expect(await refusal(start({ sessionId: session.id, maxIterations: 0 }))).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/maxIterations/) });
+    expect(await refusal(start({ sessionId: '00000000-0000-4000-8000-000000000000' }))).toMatchObject({ code: 'NOT_FOUND' });
+    const { term } = (await sessions.findMakeupSession(em(), session.id)) as { term: { id: string } };
+    const empty = await sessions.createMakeupSession(em(), { termId: term.id, code: 'AUTO-EMPTY' });
+    expect(await refusal(start({ sessionId: empty.id }))).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/sessionId: session AUTO-EMPTY has no periods/) });
+    await sessions.addPeriod(em(), { sessionId: empty.id, date: '2027-03-01', startTime: '09:00', duration: 120 });
+    expect(await refusal(start({ sessionId: empty.id }))).toMatchObject({ message: expect.stringMatching(/has no rooms/) });
+    await sessions.addRoom(em(), { sessionId: empty.id, code: 'R', capacity: 10 });
+    expect(await refusal(start({ sessionId: empty.id }))).toMatchObject({ message: expect.stringMatching(/no student of session AUTO-EMPTY scored below the passing score \(60\)/) });
+    const { rows } = await ctx.db.pool.query(`select count(*)::int as n from jobs where kind = 'MAKEUP_EXAM_AUTO' and input->>'sessionId' in ($1, $2)`, [session.id, empty.id]);
+    expect(rows[0].n).toBe(0);
+    // The engine's own check refuses the same input when enqueued directly.
+    expect(await refusal(engine!.enqueue({ kind: 'MAKEUP_EXAM_AUTO', input: { sessionId: session.id, timeLimitSeconds: 9999 } }))).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
+  it('a session changed during the solve fails at once without a retry, and nothing is saved', async () => {
+    await examEngine({}, 3);
+    const session = await createTermSession(em, 'AUTO-CHANGED', 6);
+    const job = await start({ sessionId: session.id, timeLimitSeconds: 3 });
+    await waitForJob(engine!, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
+    await sessions.updateMakeupSession(em(), session.id, { passingScore: 55 });
+    const done = await waitForJob(engine!, job.id, undefined, 20_000);
+    expect(done.status).toBe(JobStatus.FAILED);
+    expect(done.errorMessage).toMatch(/session AUTO-CHANGED changed during the arrangement; the result was not saved/);
+    expect(done.attempts).toBe(1); // a user-input failure is not retried
+    expect(await findArrangement(em(), session.id)).toBeNull();
+  });
+
+  it('a session deleted before its job runs fails at once without a retry', async () => {
+    const session = await createTermSession(em, 'AUTO-GONE', 7);
+    engine = buildEngine({ db: ctx.db, registrations: [makeupExamArrangementRegistration({ consumers: 1 })], settings: { attemptLimit: 3 } });
+    const job = await start({ sessionId: session.id, timeLimitSeconds: 1 });
+    await sessions.deleteMakeupSession(em(), session.id);
+    await engine.start();
+    const done = await waitForJob(engine, job.id, undefined, 20_000);
+    expect(done).toMatchObject({ status: JobStatus.FAILED, attempts: 1 });
+    expect(done.errorMessage).toMatch(/no longer exists/);
+  });
+
+  it('a failure while saving leaves the previous arrangement whole: no half-saved arrangement', async () => {
+    let failSave = false;
+    await examEngine({ beforeSave: () => {
+      if (failSave) throw new Error('disk full (injected)');
+    } }, 1);
+    const session = await createTermSession(em, 'AUTO-SAVE', 8);
+    const first = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 1 })).id, undefined, 20_000);
+    expect(first.status).toBe(JobStatus.SUCCEEDED);
+    const before = await sittingsOf(session.id);
+    const arrangementBefore = await findArrangement(em(), session.id);
+    expect(before.length).toBeGreaterThan(0);
+    failSave = true;
+    const failed = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 2 })).id, undefined, 20_000);
+    expect(failed.status).toBe(JobStatus.FAILED);
+    expect(failed.errorMessage).toMatch(/disk full \(injected\)/);
+    expect((await findArrangement(em(), session.id))!.id).toBe(arrangementBefore!.id);
+    expect(await sittingsOf(session.id)).toEqual(before);
+  });
+});
