@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * Make-up exam sessions (periods, rooms, invigilators, exams with their enrolments,
  * constraints between exams) and their arrangements (sittings with rooms and invigilators).
  */
-export class Migration20261201044722 extends Migration {
+export class Migration20261202130000 extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table "makeup_exam_sessions" ("id" uuid not null, "code" text not null, "name" text not null, "format" text check ("format" in ('TERM', 'ITC2007_EXAM', 'TORONTO')) not null, "term_id" uuid null, "passing_score" double precision not null default 60, "default_exam_duration" int not null default 120, "capacitated" boolean not null, "room_splitting" boolean not null, "weightings" jsonb not null, "revision" int not null default 0, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), constraint "makeup_exam_sessions_pkey" primary key ("id"), constraint makeup_exam_sessions_default_duration_check check (default_exam_duration >= 1));`);
     this.addSql(`create index "makeup_exam_sessions_term_index" on "makeup_exam_sessions" ("term_id");`);
