@@ -276,4 +276,25 @@ describe('make-up exams over GraphQL', () => {
     const badPage = await run(`query($id: ID!) { makeupExamSession(id: $id) { rooms(first: 501) { code } } }`, { id: session.id }, server.tokens.viewer);
     expect(badPage.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
   });
+
+  it('evaluation and solutionText charge the rows they read against what the query left of its limit', async () => {
+    // 100 exams, 1,500 students of 4 exams each: 6,100 rows, 31 units at run time.
+    const crs = Array.from({ length: 100 }, (_, e) => `${String(e + 1).padStart(4, '0')} 60\n`).join('');
+    const stu = Array.from({ length: 1_500 }, (_, s) => [0, 1, 2, 3].map((k) => String(((s * 7 + k * 13) % 100) + 1).padStart(4, '0')).join(' ') + '\n').join('');
+    const session = (await run(IMPORT, { format: 'TORONTO', text: crs, studentsText: stu, periods: 30, code: 'gql-cost' })).data!.importExamSession;
+    const small = await startTestApiServer({ engine, services: { orm: ctx.db.orm }, settings: { maxComplexity: 40 } });
+    try {
+      const query = doc(`query($id: ID!) { makeupExamSession(id: $id) { code solutionText } }`);
+      const refused = await gql(small, query, { id: session.id }, small.tokens.viewer);
+      // The query's own cost (1 + 10) passes; the rows it would read do not.
+      expect(refused.body.errors![0]).toMatchObject({ path: ['makeupExamSession', 'solutionText'], extensions: { code: 'QUERY_TOO_COMPLEX' } });
+      expect(refused.body.errors![0].message).toMatch(/solution text of make-up exam session gql-cost \(\d+ rows to read\)/);
+      expect(refused.body.data!.makeupExamSession.code).toBe('gql-cost');
+      const allowed = await gql(server, query, { id: session.id }, server.tokens.viewer);
+      expect(allowed.body.errors).toBeUndefined();
+      expect(allowed.body.data!.makeupExamSession.solutionText).toBeNull(); // no arrangement yet
+    } finally {
+      await small.close();
+    }
+  });
 });
