@@ -137,13 +137,23 @@ describe('MAKEUP_EXAM_AUTO', () => {
     expect(second).toEqual(first);
   });
 
-  it('a cancel mid-solve ends CANCELLED promptly and keeps the arrangement saved before', async () => {
+  it('reports the best cost every second while optimising; a cancel ends CANCELLED promptly and keeps the arrangement saved before', async () => {
     await examEngine();
     const session = await createTermSession(em, 'AUTO-CANCEL', 3);
     expect((await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1 })).id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
     const before = await sittingsOf(session.id);
+    const events: JobEvent[] = [];
+    engine!.subscribe((e) => events.push(e));
     const job = await start({ sessionId: session.id, timeLimitSeconds: 60, seed: 9 });
     await waitForJob(engine!, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
+    // While it optimises, progress (the best cost so far) arrives at least once a second.
+    const optimisingFrom = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    const progress = events.filter((e) => e.jobId === job.id && e.reason === 'PROGRESS' && e.occurredAt.getTime() >= optimisingFrom);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.every((e) => /best cost \d/.test(e.message ?? ''))).toBe(true);
+    // Once a second, with slack for a loaded machine; a stalled reporter shows the whole solve.
+    for (let i = 1; i < progress.length; i++) expect(progress[i].occurredAt.getTime() - progress[i - 1].occurredAt.getTime()).toBeLessThan(2_000);
     const asked = Date.now();
     await engine!.cancel(job.id);
     const done = await waitForJob(engine!, job.id, undefined, 10_000);
