@@ -39,7 +39,7 @@ const testSleep: KindRegistration<TestSleepInput, { pid: number }> = {
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', format: 'json' });
-  // Stand-ins for the kinds named in JIAOWU_TEST_KINDS (kinds the service itself does not run).
+  // Stand-ins for the kinds named in JIAOWU_TEST_KINDS: each takes the place of the service's own processor of that kind.
   const standIns = new Set((process.env[TEST_KINDS_ENV] ?? '').split(',').filter(Boolean));
   const extraKinds = [testSleep, ...testKindRegistrations().filter((r) => standIns.has(r.kind))];
   const app = await startApp(config, logger, { extraKinds });
