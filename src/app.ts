@@ -52,7 +52,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, logger });
     databaseUrl = embedded.url;
   }
-  const db = await openDatabase({ url: databaseUrl, poolSize: config.engine.dbPoolSize, logger });
+  const db = await openDatabase({ url: databaseUrl, poolSize: config.engine.dbPoolSize, logger, limits: config.databaseLimits });
 
   const { transport, bus } = await createMessaging(config, logger);
 
@@ -69,7 +69,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     orm: db.orm,
     pool: db.pool,
     relaxedPool: db.relaxedPool,
-    listenConnection: { connectionString: databaseUrl },
+    listenConnection: db.clientConfig,
     transport,
     bus,
     registry,

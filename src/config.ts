@@ -1,4 +1,11 @@
 import path from 'node:path';
+import {
+  CONNECT_TIMEOUT_MS_DEFAULT,
+  IDLE_IN_TRANSACTION_TIMEOUT_MS_DEFAULT,
+  LOCK_TIMEOUT_MS_DEFAULT,
+  STATEMENT_TIMEOUT_MS_DEFAULT,
+  type SessionLimits,
+} from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
 import { JOB_KINDS } from './job-kind-descriptors';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
@@ -50,6 +57,7 @@ export const DEFAULT_LIMITS = {
     subscribePerSecond: 10,
     subscribeBurst: 200,
     maxEventCost: 20,
+    maxDashboardsPerSubject: 4,
   },
 } as const;
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
@@ -72,6 +80,8 @@ export interface Config {
   logLevel: string;
   logFormat: LogFormat;
   loadDemoData: boolean;
+  /** Limits of every database session (see src/engine/db/session-limits.ts). */
+  databaseLimits: SessionLimits;
   /** The engine's settings (consumers come from `kinds`), and the process's own. */
   engine: Omit<EngineSettings, 'consumers'> & {
     shutdownGraceSeconds: number;
@@ -98,6 +108,7 @@ export interface Config {
       subscribePerSecond: number;
       subscribeBurst: number;
       maxEventCost: number;
+      maxDashboardsPerSubject: number;
     };
   };
   ops: { access: OpsAccess; token: string | undefined };
@@ -262,6 +273,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: oneOf<LogFormat>(env, 'LOG_FORMAT', ['json', 'pretty'], production ? 'json' : 'pretty'),
     loadDemoData: bool(env, 'LOAD_DEMO_DATA', !production),
+    databaseLimits: {
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', STATEMENT_TIMEOUT_MS_DEFAULT, 0, 3_600_000),
+      lockTimeoutMs: int(env, 'DB_LOCK_TIMEOUT_MS', LOCK_TIMEOUT_MS_DEFAULT, 0, 3_600_000),
+      idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', IDLE_IN_TRANSACTION_TIMEOUT_MS_DEFAULT, 0, 3_600_000),
+      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', CONNECT_TIMEOUT_MS_DEFAULT, 100, 600_000),
+    },
     engine: {
       leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 86_400),
       attemptLimit: int(env, 'JOB_ATTEMPT_LIMIT', 5, 1, 100),
@@ -299,6 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
         subscribePerSecond: int(env, 'WS_SUBSCRIBE_PER_SECOND', DEFAULT_LIMITS.socket.subscribePerSecond, 1, 100_000),
         subscribeBurst: int(env, 'WS_SUBSCRIBE_BURST', DEFAULT_LIMITS.socket.subscribeBurst, 0, 1_000_000),
         maxEventCost: int(env, 'WS_MAX_EVENT_COST', DEFAULT_LIMITS.socket.maxEventCost, 1, 1_000_000),
+        maxDashboardsPerSubject: int(env, 'WS_MAX_DASHBOARDS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxDashboardsPerSubject, 1, 100_000),
       },
     },
     ops: opsAccess(env, production),

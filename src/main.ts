@@ -53,6 +53,10 @@ main().catch((error) => {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`jiaowu-jobs failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  // A known start-up failure says what to do; anything else keeps its stack for a bug report.
+  // (By name: importing database.ts here would load the ORM before the configuration is checked.)
+  const known = error instanceof Error && error.name === 'EmbeddedPostgresError';
+  const why = known ? error.message : error instanceof Error ? error.stack : `an error without a message (${String(error)})`;
+  process.stderr.write(`jiaowu-jobs failed to start: ${why}\n`);
   process.exit(1);
 });

@@ -79,4 +79,15 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/(PASS|FAIL) {2}API event loop never stalls > 100 ms/);
     expect(output).toContain(`Reproduce: npm run bench:hostile -- ${args.join(' ')}`);
   }, 180_000);
+
+  // Builds and runs (a private PostgreSQL and RabbitMQ node, two processes, no faults);
+  // the faults and the bar are exercised by test/engine/chaos.test.ts.
+  it.runIf(rabbit)('bench:chaos', () => {
+    const args = ['--jobs', '200', '--subscriptions', '10', '--apis', '1', '--workers', '1', '--kills', '0', '--broker-restarts', '0', '--postgres-restarts', '0'];
+    const { status, output } = run('chaos', args, 200_000);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/lost \(not finished by the deadline\)\s+0/);
+    expect(output).toContain('BAR MET');
+    expect(output).toContain(`Reproduce: npm run bench:chaos -- ${args.join(' ')}`);
+  }, 210_000);
 });

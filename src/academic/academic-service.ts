@@ -5,7 +5,7 @@
  * transaction; a duplicate code is a CONFLICT; an unknown id is NOT_FOUND.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { badInput, conflict, notFound } from '../engine/errors';
+import { badInput, conflict, notFound } from '../errors';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from './entities';
 import { keysetPage, keysetRootPage, type KeysetList, type Page } from './keyset-page';
 import {

@@ -2,7 +2,7 @@
  * Input checks shared by the academic and scheduling services. Each failure is a
  * BAD_USER_INPUT naming the field and the value, raised before anything is written.
  */
-import { badInput } from '../engine/errors';
+import { badInput } from '../errors';
 
 export const MAX_DAYS_PER_WEEK = 7;
 export const MAX_PERIODS_PER_DAY = 24;

@@ -3,7 +3,7 @@ import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ClientConfig, Pool } from 'pg';
 import type { Logger } from 'pino';
-import { poolSql, type Sql } from './db/sql';
+import { inTransaction, poolSql, type Sql } from './db/sql';
 import { enqueueInEm, enqueueInPool, type EnqueueRequest, type EnqueueResult } from './enqueue';
 import { conflict, isUniqueViolation, notFound } from './errors';
 import type { EventBus } from './events/event-bus';
@@ -15,6 +15,7 @@ import { RetentionCleaner } from './maintenance/retention-cleaner';
 import { EngineMetrics } from './metrics';
 import { OutboxPublisher, OutboxWaker } from './publisher';
 import { cancelJob } from './queries/cancel-job';
+import { lockLiveOutbox } from './queries/lock-live-outbox';
 import { getJob } from './queries/get-job';
 import { getJobsAhead, type WatchedSequence } from './queries/get-jobs-ahead';
 import { getJobsByIds, listJobs, type ListJobsPage, type ListJobsRequest } from './queries/list-jobs';
@@ -132,7 +133,7 @@ export class JobEngine {
     this.waker = new OutboxWaker(pool, this.publisher, logger);
     const maintenanceLogger = logger.child({ part: 'maintenance' });
     const wake = () => this.waker.committed();
-    this.leaseRescuer = new LeaseRescuer({ pool, metrics: this.metrics, logger: maintenanceLogger, onRescued: wake });
+    this.leaseRescuer = new LeaseRescuer({ pool, bus: options.bus, metrics: this.metrics, logger: maintenanceLogger, onRescued: wake });
     this.outboxRepublisher = new OutboxRepublisher(
       {
         pool,
@@ -251,7 +252,11 @@ export class JobEngine {
 
   /** Cancel: a queued job ends at once; a running one is asked to stop (cooperatively). */
   async cancel(jobId: string): Promise<JobSnapshot> {
-    const row = await cancelJob(this.sql, jobId);
+    // The outbox row first, then the job: the claim's lock order (see lockLiveOutbox).
+    const row = await inTransaction(this.options.pool, async (sql) => {
+      await lockLiveOutbox(sql, jobId);
+      return cancelJob(sql, jobId);
+    });
     if (!row) {
       const existing = await this.getJob(jobId);
       if (!existing) throw notFound(`No job with id ${jobId}`, { jobId });

@@ -1,4 +1,5 @@
 import { Batcher, ItemFailure } from './db/batcher';
+import { repeatWhileTransient } from './db/repeat-transient';
 import type { Sql } from './db/sql';
 import { isTransientDbError } from './db/transient-error';
 import { completeJob, completeJobs, type CompleteArgs } from './queries/complete-job';
@@ -6,16 +7,8 @@ import { getJob } from './queries/get-job';
 import type { JobRow } from './queries/job-row';
 import { JobStatus, type JobId } from './types';
 
-/**
- * How long a finished job's completion is repeated through a database outage before
- * the job is left to the lease rescuer (which sends it again, to run again).
- */
-export const COMPLETION_RETRY_FOR_MS = 60_000;
-const FIRST_REPEAT_MS = 100;
-
 /** A completion, with what a repeat needs to recognise its own earlier commit. */
 export type Completion = CompleteArgs & { jobId: JobId; attempt: number };
-const MAX_REPEAT_MS = 2_000;
 
 /**
  * Commits SUCCEEDED for jobs whose processor returned a plain value. Completions that
@@ -66,27 +59,31 @@ export class JobCompleter {
   }
 
   /**
-   * Completes a job, repeating through a database outage (always safe: once the lease
-   * is rescued or taken, the write matches no row). Returns the SUCCEEDED row, or
-   * undefined when the lease was lost; throws what is not transient, or once the outage
-   * outlasts `COMPLETION_RETRY_FOR_MS`.
+   * Completes a job, repeating through a database outage for as long as this process
+   * runs (always safe: once the lease is rescued or taken, the write matches no row) —
+   * a live worker never gives up a success; the runner keeps the job's lease meanwhile.
+   * Returns the SUCCEEDED row, or undefined when the lease was lost; throws what is not
+   * transient, and the last failure once shutdown stops waiting (`gaveUp`).
    */
   async commit(args: Completion): Promise<JobRow | undefined> {
-    const deadline = Date.now() + COMPLETION_RETRY_FOR_MS;
-    for (let delay = FIRST_REPEAT_MS, repeated = false; ; delay = Math.min(delay * 2, MAX_REPEAT_MS), repeated = true) {
-      try {
-        const row = await this.batch.submit(args);
-        // A repeat that matches no row may follow a commit whose reply was lost: then
-        // the job is SUCCEEDED by this attempt, and its event is still owed. (SUCCEEDED
-        // by a later attempt means the lease was lost and another worker finished it.)
-        if (!row && repeated) return succeededBy(await getJob(this.sql, args.jobId), args.attempt);
-        return row;
-      } catch (error) {
-        if (!isTransientDbError(error) || Date.now() + delay > deadline || this.givingUp) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        if (this.givingUp) throw error;
-      }
-    }
+    return repeatWhileTransient(async (repeated) => {
+      const row = await this.batch.submit(args);
+      // A repeat that matches no row may follow a commit whose reply was lost: then
+      // the job is SUCCEEDED by this attempt, and its event is still owed. (SUCCEEDED
+      // by a later attempt means the lease was lost and another worker finished it.)
+      if (!row && repeated) return succeededBy(await getJob(this.sql, args.jobId), args.attempt);
+      return row;
+    }, () => this.givingUp);
+  }
+
+  /** Shutdown: commits that fail transiently from now on are not repeated. */
+  stopRepeating(): void {
+    this.givingUp = true;
+  }
+
+  /** Whether shutdown stopped waiting for pending commits (they then fail with their last error). */
+  get gaveUp(): boolean {
+    return this.givingUp;
   }
 
   /** Waits for pending commits up to `timeoutMs`; returns how many were left behind. */
@@ -104,4 +101,6 @@ export class JobCompleter {
   }
 }
 
-const succeededBy = (row: JobRow | undefined, attempt: number) => (row?.status === JobStatus.SUCCEEDED && row.attempts === attempt ? row : undefined);
+/** The job's row if this attempt made it SUCCEEDED (its commit landed though the reply was lost). */
+export const succeededBy = (row: JobRow | undefined, attempt: number) =>
+  row?.status === JobStatus.SUCCEEDED && row.attempts === attempt ? row : undefined;

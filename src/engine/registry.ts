@@ -29,8 +29,13 @@ export interface ProcessorContext<Input> {
   completeWithin<R>(work: (em: EntityManager) => Promise<R>): Promise<R>;
 }
 
-/** Thrown by a processor for a failure that no retry can fix (bad data): the job fails at once. */
+/**
+ * Thrown by a processor for a failure that no retry can fix (bad data): the job fails at
+ * once. (Any error with `retryable: false` does the same; see retry-policy.ts.)
+ */
 export class PermanentJobError extends Error {
+  readonly retryable = false;
+
   constructor(message: string) {
     super(message);
     this.name = 'PermanentJobError';

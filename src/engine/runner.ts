@@ -2,22 +2,27 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { retryDelayMs } from './backoff';
 import { claimBatch } from './claim-batch';
 import { Batcher } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
-import { JobCompleter, type Completion } from './job-completer';
+import { repeatWhileTransient } from './db/repeat-transient';
+import { isTransientDbError } from './db/transient-error';
+import { JobCompleter, succeededBy, type Completion } from './job-completer';
+import { keepLease } from './lease-keeper';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
 import { settleLostClaim } from './lost-claim-policy';
 import { getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
 import { completeJob } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
+import { getJob } from './queries/get-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
 import { requeueLostClaim } from './queries/requeue-lost-claim';
-import { PermanentJobError, type KindRegistry, type KindRegistration } from './registry';
+import { spareAttempt } from './queries/spare-attempt';
+import type { KindRegistry, KindRegistration } from './registry';
+import { decideAfterFailure, finalErrorMessage, isLastAttempt } from './retry-policy';
 import { ParkReason, type ConsumerHandle, type JobTransport, type Settlement } from './transport/transport';
 import { eventOf, isTerminal, JobEventReason, JobStatus, OutboxState, type JobId, type JobMessage, type JobSnapshot } from './types';
 
@@ -143,6 +148,8 @@ export class Runner {
     if (outcome === 'timeout') {
       this.deps.logger.warn({ running: this.running.size }, 'grace period over; releasing running jobs');
       for (const job of this.running.values()) job.abort('shutdown');
+      // A finished job holding its slot while its commit repeats must let go too.
+      this.completer.stopRepeating();
       await idle;
     }
     // Finished jobs whose completion is still committing, within what is left of the
@@ -278,20 +285,45 @@ export class Runner {
         completeWithin: async (work) => {
           completing = true;
           const unwritten = await heartbeat.stop();
-          return this.deps.orm.em.fork().transactional(async (txEm) => {
-            const sql = emSql(txEm);
-            // Lock our own row first: the processor's writes commit only while we hold the lease.
-            const held = await sql(
-              `SELECT 1 FROM job_outbox WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2 FOR UPDATE`,
-              [message.outboxId, token],
+          // Through a database outage the transaction is repeated (it rolled back, so
+          // `work` runs again in a fresh one) for as long as this job may go on; the
+          // lease is kept meanwhile, so the job resumes when the database is back.
+          let inTransaction = false;
+          const leaseKept = this.keepLease(message, token, leaseSeconds, logger, () => !inTransaction);
+          try {
+            return await repeatWhileTransient(
+              (repeated) => {
+                inTransaction = true;
+                return this.deps.orm.em.fork().transactional(async (txEm) => {
+                  completedRow = undefined;
+                  const sql = emSql(txEm);
+                  // Lock our own row first: the processor's writes commit only while we hold the lease.
+                  const held = await sql(
+                    `SELECT 1 FROM job_outbox WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2 FOR UPDATE`,
+                    [message.outboxId, token],
+                  );
+                  if (held.length === 0) {
+                    // A repeat after a commit whose reply was lost finds the job already done by us.
+                    const done = repeated ? succeededBy(await getJob(sql, job.id), job.attempts) : undefined;
+                    if (!done) throw new LeaseLostError();
+                    completedRow = done;
+                    return done.result as Awaited<ReturnType<typeof work>>;
+                  }
+                  const value = await work(txEm);
+                  await txEm.flush();
+                  completedRow = await completeJob(sql, { outboxId: message.outboxId, token, result: value, message: null, currentStep: unwritten.step });
+                  if (!completedRow) throw new LeaseLostError();
+                  return value;
+                }).finally(() => (inTransaction = false));
+              },
+              () => controller.signal.aborted,
             );
-            if (held.length === 0) throw new LeaseLostError();
-            const value = await work(txEm);
-            await txEm.flush();
-            completedRow = await completeJob(sql, { outboxId: message.outboxId, token, result: value, message: null, currentStep: unwritten.step });
-            if (!completedRow) throw new LeaseLostError();
-            return value;
-          });
+          } catch (error) {
+            completedRow = undefined;
+            throw error;
+          } finally {
+            leaseKept.stop();
+          }
         },
       });
       const unwritten = await heartbeat.stop();
@@ -303,19 +335,24 @@ export class Runner {
         this.emit(completedRow, JobEventReason.SUCCEEDED);
         return ACK;
       }
-      // The processor is done: settle the delivery now and commit the completion beside
-      // the next job. Waiting for the commit would hold the consumer slot (and the
-      // broker's prefetch window) through two more round trips per job. The token still
-      // fences the completion; should this process die before it commits, the job's
-      // lease runs out and the lease rescuer sends it again, as for any crash mid-job.
       const completion: Completion = { jobId: job.id, attempt: job.attempts, outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step };
-      if (this.completer.hasRoom()) {
+      // On the job's last attempt, a success must outlive this process once its delivery
+      // is acknowledged: the attempt is spared first (see spare-attempt.ts). Should that
+      // not be possible now (the database is away), the delivery is held until the commit.
+      const ackFirst = this.completer.hasRoom() && (!isLastAttempt(job.attempts, attemptLimit) || (await this.spare(completion, logger)));
+      if (ackFirst) {
+        // The processor is done: settle the delivery now and commit the completion beside
+        // the next job. Waiting for the commit would hold the consumer slot (and the
+        // broker's prefetch window) through two more round trips per job. The token still
+        // fences the completion; should this process die before it commits, the job's
+        // lease runs out and the lease rescuer sends it again, to run again.
         settledEarly = true;
-        this.completer.track(this.completeAfterSettling({ registration, message, completion, attemptLimit, logger, startedAt }));
+        this.completer.track(this.completeAfterSettling({ registration, message, completion, attemptLimit, leaseSeconds, logger, startedAt }));
         return ACK;
       }
-      // Commits are falling behind: this one holds its slot (and delivery) until it lands.
-      outcome = await this.commitSuccess(completion, logger);
+      // Commits are falling behind (or the attempt could not be spared): this one holds
+      // its slot (and delivery) until it lands.
+      outcome = await this.commitSuccess(completion, message, leaseSeconds, logger);
       return ACK;
     } catch (error) {
       await heartbeat.stop();
@@ -346,14 +383,22 @@ export class Runner {
     message: JobMessage;
     completion: Completion;
     attemptLimit: number;
+    leaseSeconds: number;
     logger: Logger;
     startedAt: number;
   }): Promise<void> {
     const { registration, message, completion, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
-      outcome = await this.commitSuccess(completion, logger);
+      outcome = await this.commitSuccess(completion, message, args.leaseSeconds, logger);
     } catch (error) {
+      if (this.completer.gaveUp && isTransientDbError(error)) {
+        // Shutdown stopped waiting for a database that is away: not a failure of the job.
+        // Its lease runs out and it is sent again (a spared last attempt is not counted).
+        outcome = 'released';
+        logger.warn({ err: error }, 'shutdown left a finished job uncommitted; it will be sent again');
+        return;
+      }
       await this.afterFailure({
         registration,
         message,
@@ -374,15 +419,40 @@ export class Runner {
     }
   }
 
-  /** Commits SUCCEEDED and announces it; `lease-lost` when the token no longer holds. */
-  private async commitSuccess(completion: Completion, logger: Logger): Promise<ProcessOutcome> {
-    const row = await this.completer.commit(completion);
-    if (!row) {
-      await this.leaseLost(completion.outboxId, completion.attempt, logger);
-      return 'lease-lost';
+  /**
+   * Commits SUCCEEDED and announces it; `lease-lost` when the token no longer holds. The
+   * commit is repeated through a database outage for as long as this process runs, and
+   * the job's lease is kept meanwhile.
+   */
+  private async commitSuccess(completion: Completion, message: JobMessage, leaseSeconds: number, logger: Logger): Promise<ProcessOutcome> {
+    const leaseKept = this.keepLease(message, completion.token, leaseSeconds, logger);
+    try {
+      const row = await this.completer.commit(completion);
+      if (!row) {
+        await this.leaseLost(completion.outboxId, completion.attempt, logger);
+        return 'lease-lost';
+      }
+      this.emit(row, JobEventReason.SUCCEEDED);
+      return 'completed';
+    } finally {
+      leaseKept.stop();
     }
-    this.emit(row, JobEventReason.SUCCEEDED);
-    return 'completed';
+  }
+
+  /** Spares the attempt of a finished last attempt (spare-attempt.ts); false when that cannot be done now. */
+  private async spare(completion: Completion, logger: Logger): Promise<boolean> {
+    try {
+      const spared = await spareAttempt(this.relaxedSql, { outboxId: completion.outboxId, token: completion.token });
+      completion.restoreAttempt = spared;
+      return spared;
+    } catch (error) {
+      logger.warn({ err: error }, 'could not spare the last attempt of a finished job; holding its delivery until the completion commits');
+      return false;
+    }
+  }
+
+  private keepLease(message: JobMessage, token: string, leaseSeconds: number, logger: Logger, mayBeat?: () => boolean): { stop(): void } {
+    return keepLease({ sql: this.relaxedSql, bus: this.deps.bus, logger, outboxId: message.outboxId, token, leaseSeconds, mayBeat });
   }
 
   private record(kind: string, outcome: ProcessOutcome, startedAt: number): void {
@@ -443,13 +513,16 @@ export class Runner {
         break;
     }
 
-    if (error instanceof PermanentJobError || attempt >= attemptLimit) {
+    const decision = decideAfterFailure({
+      error,
+      attempt,
+      attemptLimit,
+      settings: { baseMs: this.deps.settings.retryBaseMs, maxMs: this.deps.settings.retryMaxMs },
+    });
+    if (decision.action === 'fail') {
       args.setOutcome('failed');
-      logger.error({ err: error }, 'job failed');
-      const errorMessage =
-        error instanceof PermanentJobError
-          ? errorText
-          : `${errorText} (attempt ${attempt} of ${attemptLimit}; automatic retries stopped — fix the cause, then retry the job)`;
+      logger.error({ err: error, reason: decision.reason }, 'job failed');
+      const errorMessage = finalErrorMessage(errorText, decision, attempt, attemptLimit);
       const row = await finishJob(this.sql, {
         outboxId: message.outboxId,
         token,
@@ -462,7 +535,7 @@ export class Runner {
     }
 
     args.setOutcome('retry');
-    const delayMs = retryDelayMs(attempt, this.deps.settings.retryBaseMs, this.deps.settings.retryMaxMs);
+    const { delayMs } = decision;
     logger.warn({ err: error, retryInMs: delayMs }, 'job attempt failed; will retry');
     // The retry waits in PostgreSQL, not in the broker: the row goes back to PENDING with
     // `available_at` at the end of the back-off and the publisher sends it then. A broker

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Course, Room } from '../academic/entities';
 import { requireId, requireInt } from '../academic/validation';
 import type { JobEngine } from '../engine/engine';
-import { badInput } from '../engine/errors';
+import { badInput } from '../errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
 import { exclusivePer, JobKind } from '../job-kinds';

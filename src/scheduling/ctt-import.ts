@@ -6,7 +6,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
 import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_PERIODS_PER_DAY, requireCode } from '../academic/validation';
-import { badInput, conflict, isUniqueViolation } from '../engine/errors';
+import { isUniqueViolation } from '../engine/errors';
+import { badInput, conflict } from '../errors';
 import { CttFormatError, parseCtt } from './ctt/ctt-format';
 import type { CttModel } from './ctt/model';
 

@@ -8,7 +8,7 @@ import { AcademicTerm, Course, Room } from '../academic/entities';
 import { ofTerms } from '../academic/academic-service';
 import { keysetPage, type Page } from '../academic/keyset-page';
 import { idList, requireId, requireInt, requireName } from '../academic/validation';
-import { badInput, notFound } from '../engine/errors';
+import { badInput, notFound } from '../errors';
 import { formatSolution } from './ctt/ctt-format';
 import { evaluateTimetable } from './ctt/evaluator';
 import { compileModel, CttModelError, type CttAssignment } from './ctt/model';

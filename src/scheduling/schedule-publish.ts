@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireId } from '../academic/validation';
 import { dayName, periodLabel } from '../academic/week';
 import type { JobEngine } from '../engine/engine';
-import { badInput } from '../engine/errors';
+import { badInput } from '../errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
 import { exclusivePer, JobKind } from '../job-kinds';

@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
-import { notFound } from '../engine/errors';
+import { notFound } from '../errors';
 import type { CttLockedAssignment, CttModel } from './ctt/model';
 import { ScheduleAssignment } from './entities';
 

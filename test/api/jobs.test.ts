@@ -162,7 +162,13 @@ describe('jobEvents subscription', () => {
     const client = wsClient(server, server.tokens.admin);
     try {
       const sub = collect(client, JobEventsDocument, { kinds: [JobKind.MAKEUP_EXAM_AUTO] });
-      await new Promise((r) => setTimeout(r, 200));
+      // The subscription is live once it carries an event: probe with quick jobs until one
+      // arrives (a fixed pause was too short on a loaded machine).
+      for (let probe = 0; sub.results.length === 0 && probe < 100; probe++) {
+        await enqueue(JobKind.MAKEUP_EXAM_AUTO, { steps: 0 });
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(sub.results.length).toBeGreaterThan(0);
       const wanted = await enqueue(JobKind.MAKEUP_EXAM_AUTO, { steps: 1, stepMs: 10 });
       const other = await enqueue(JobKind.SCHEDULE_PUBLISH, { steps: 1, stepMs: 10 });
       await Promise.all([waitForJob(engine, wanted.id), waitForJob(engine, other.id)]);

@@ -209,6 +209,40 @@ describe('operations per socket and the subscribe rate', () => {
   });
 });
 
+describe('dashboards per subject', () => {
+  it('refuses a jobEvents subscription beyond the subject’s cap across its sockets with RATE_LIMITED; ending one makes room; other subjects are not counted', async () => {
+    const server = await serve({ engine, limits: { socket: { maxDashboardsPerSubject: 2 } } });
+    const first = wsClient(server, server.tokens.admin);
+    const second = wsClient(server, server.tokens.admin);
+    const other = wsClient(server, server.tokens.viewer);
+    /** 'open' when the subscription still runs after 500 ms (a jobEvents stream never ends by itself), else the code it ended with. */
+    const outcome = async (client: typeof first) => {
+      const sub = collect(client, JobEventsDocument, {});
+      const ended = await Promise.race([
+        sub.done.then(
+          () => (sub.results[0]?.errors?.[0] as { extensions?: { code?: string } } | undefined)?.extensions?.code ?? 'ended',
+          (e: unknown) => (e as { extensions: { code: string } }[])[0]?.extensions.code ?? 'error',
+        ),
+        new Promise<'open'>((r) => setTimeout(() => r('open'), 500)),
+      ]);
+      return { ended, sub };
+    };
+    try {
+      const a = await outcome(first);
+      const b = await outcome(second);
+      expect([a.ended, b.ended]).toEqual(['open', 'open']);
+      expect((await outcome(first)).ended).toBe('RATE_LIMITED');
+      expect((await outcome(other)).ended).toBe('open');
+      a.sub.stop();
+      let again = 'RATE_LIMITED';
+      for (const deadline = Date.now() + 5_000; again !== 'open' && Date.now() < deadline; ) again = (await outcome(second)).ended;
+      expect(again).toBe('open');
+    } finally {
+      await Promise.all([first.dispose(), second.dispose(), other.dispose()]);
+    }
+  });
+});
+
 describe('the cost of a subscription per event', () => {
   it('refuses at subscribe time a selection beyond the per-event budget (QUERY_TOO_COMPLEX); a dashboard-sized one runs', async () => {
     const server = await serve({ engine, limits: { socket: { maxEventCost: 5 } } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claimLostDelayMs, retryDelayMs } from '../../src/engine/backoff';
+import { claimLostDelayMs } from '../../src/engine/backoff';
+import { retryDelayMs } from '../../src/engine/retry-policy';
 
 describe('retryDelayMs: exponential from the base, capped, with equal jitter', () => {
   it('stays within [nominal/2, nominal] where nominal = min(max, base × 2^(attempt-1))', () => {

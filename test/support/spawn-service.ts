@@ -2,6 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
+/** Compiled (a benchmark under dist/): run the compiled entry; otherwise through ts-node. */
+const COMPILED = __filename.endsWith('.js');
+/** The output kept for failure messages: its tail, so a long run cannot grow it without bound. */
+const OUTPUT_TAIL_CHARS = 1_000_000;
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -16,20 +20,35 @@ export interface ServiceProcess {
 
 /**
  * Starts test/support/service-process.ts (the real service plus the TEST_SLEEP kind)
- * as a child process and resolves once it prints READY.
+ * as a child process and resolves once it prints READY. From compiled code (the
+ * benchmarks) it starts the compiled service-process.js beside this file; `entry`
+ * names another compiled one (see transpiled-service.ts).
  */
-export async function spawnService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'test/support/service-process.ts'], {
-    cwd: ROOT,
+export async function spawnService(env: Record<string, string>, timeoutMs = 60_000, entry?: string): Promise<ServiceProcess> {
+  const args = entry
+    ? [entry]
+    : COMPILED
+      ? [path.join(__dirname, 'service-process.js')]
+      : ['-r', 'ts-node/register/transpile-only', 'test/support/service-process.ts'];
+  const child = spawn(process.execPath, args, {
+    cwd: COMPILED ? process.cwd() : ROOT,
     env: { ...process.env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'json', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin is a pipe only so that the child sees it close when this process dies (service-process.ts).
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  const keep = (chunk: Buffer) => {
+    output += chunk;
+    if (output.length > OUTPUT_TAIL_CHARS) output = output.slice(-OUTPUT_TAIL_CHARS / 2);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // not left running behind the failure
+      reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = () => {
       const match = /READY (\S+)/.exec(output);
       if (match) {

@@ -32,6 +32,12 @@ export interface TcpProxy {
   freeze(): void;
   /** Forwards bytes on live connections again. */
   thaw(): void;
+  /**
+   * Live connections stop forwarding for good, without a FIN or RST to either side (a
+   * middlebox that lost their state, a peer gone without a word); new connections are
+   * forwarded as usual. Returns how many it dropped.
+   */
+  drop(): number;
   /** Cuts everything and stops listening. */
   close(): Promise<void>;
 }
@@ -48,6 +54,8 @@ export async function startTcpProxy(
 ): Promise<TcpProxy> {
   const pairs = new Set<Pair>();
   const held = new Set<Pair>();
+  /** Dropped by `drop()`: kept open (silent) until `close()`. */
+  const dropped = new Set<Pair>();
   let paused: PauseMode | undefined;
   let frozen = false;
   let closed = false;
@@ -170,9 +178,19 @@ export async function startTcpProxy(
       frozen = false;
       for (const pair of pairs) if (!held.has(pair)) setFlowing(pair, true);
     },
+    drop() {
+      const victims = [...pairs].filter((pair) => !held.has(pair));
+      for (const pair of victims) {
+        setFlowing(pair, false);
+        pairs.delete(pair);
+        dropped.add(pair);
+      }
+      return victims.length;
+    },
     async close() {
       closed = true;
-      for (const pair of [...pairs]) destroyPair(pair);
+      for (const pair of [...pairs, ...dropped]) destroyPair(pair);
+      dropped.clear();
       await stopListening(true);
     },
   };

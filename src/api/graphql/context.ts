@@ -18,6 +18,8 @@ export interface ApiDependencies {
   hub: JobEventHub;
   logger: Logger;
   services: ApiServices;
+  /** Opens a `jobEvents` subscription for a viewer within its cap; returns its release. */
+  openDashboard(viewer: Viewer): () => void;
 }
 
 /** Per-request batching loaders (one per HTTP request or socket operation). */
@@ -32,6 +34,7 @@ export type GraphQLContext = {
   hub: JobEventHub;
   logger: Logger;
   services: ApiServices;
+  openDashboard: ApiDependencies['openDashboard'];
   /** Per-execution state (loaders, and what domain modules key on them, like an EntityManager). */
   loaders: Loaders;
   /** Run-time charges of data-dependent fields, within what the operation's cost left. */
@@ -68,6 +71,7 @@ export function createContext(deps: ApiDependencies, viewer: Viewer | null): Gra
     hub: deps.hub,
     logger: deps.logger,
     services: deps.services,
+    openDashboard: deps.openDashboard,
     get loaders() {
       return (loaders ??= createLoaders(deps.engine));
     },

@@ -63,7 +63,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       { engine, hub, logger },
       { intervalMs: settings.subscriptionResyncIntervalMs, batchSize: settings.subscriptionResyncBatchSize },
     );
-    const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {} };
+    const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {}, openDashboard: socketLimits.openDashboard };
     const formatError = createErrorFormatter({
       production: settings.production,
       onInternal: (error, ref) => logger.error({ err: error, ref }, 'GraphQL operation failed'),

@@ -34,6 +34,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class SocketLimits {
   private readonly byAddress = new Map<string, number>();
   private readonly bySubject = new Map<string, number>();
+  private readonly dashboards = new Map<string, number>();
   private readonly subscribes: KeyedRateLimiter;
 
   constructor(readonly settings: SocketLimitSettings) {
@@ -132,6 +133,27 @@ export class SocketLimits {
       { ...(typeof cost === 'number' ? { complexity: cost } : {}), maxEventComplexity: max },
     );
   }
+
+  /**
+   * Opens one `jobEvents` subscription (a dashboard) for the viewer's subject, or refuses
+   * it (RATE_LIMITED) at the cap. A dashboard runs its selection for every job's every
+   * event, so its cost grows with the whole service's traffic, not with one job's: a few
+   * per person is what an office needs, and more from one token is a flood. Returns the
+   * release to call when the subscription ends.
+   */
+  readonly openDashboard = (viewer: Viewer): (() => void) => {
+    const max = this.settings.maxDashboardsPerSubject;
+    if ((this.dashboards.get(viewer.subject) ?? 0) >= max) {
+      throw apiError(ErrorCode.RATE_LIMITED, `This token has ${max} jobEvents subscriptions open, the most allowed: complete one first`, { limit: max });
+    }
+    this.count(this.dashboards, viewer.subject, +1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.count(this.dashboards, viewer.subject, -1);
+    };
+  };
 
   private count(map: Map<string, number>, key: string, delta: number): void {
     const next = (map.get(key) ?? 0) + delta;

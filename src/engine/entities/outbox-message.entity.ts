@@ -1,11 +1,11 @@
-import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, Enum, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { OutboxState } from '../types';
 
 /**
  * Delivery mechanics of one job attempt-series: written with the job in the
  * caller's transaction, published to the transport, claimed with a lease by a
  * runner, completed, and deleted after the retention period.
- * Each partial index below serves exactly one reader, named beside it.
+ * Each partial index below serves the readers named beside it.
  */
 @Entity({ tableName: 'job_outbox' })
 // outbox publisher: the next due PENDING rows, oldest first
@@ -31,10 +31,12 @@ import { OutboxState } from '../types';
   name: 'job_outbox_completed_index',
   expression: `create index "job_outbox_completed_index" on "job_outbox" ("completed_at") where "state" = 'COMPLETED'`,
 })
-// cancel and startup recovery: a job's live outbox row (completed rows need no entry)
-@Index({
-  name: 'job_outbox_live_job_id_index',
-  expression: `create index "job_outbox_live_job_id_index" on "job_outbox" ("job_id") where "state" <> 'COMPLETED'`,
+// cancel (locks a job's live row) and startup recovery (its ON CONFLICT target): a
+// job's live outbox row. Unique, so a job never has two live deliveries that could run
+// at once, whoever inserts them (completed rows need no entry).
+@Unique({
+  name: 'job_outbox_live_job_id_unique',
+  expression: `create unique index "job_outbox_live_job_id_unique" on "job_outbox" ("job_id") where "state" <> 'COMPLETED'`,
 })
 // (The health figures count live rows through the three partial indexes above; no
 // index on state alone, so a transition updates as few indexes as possible.)

@@ -52,6 +52,17 @@ export class MaintenanceScheduler {
       this.deps.logger.warn({ err: error }, 'maintenance skipped: database unavailable');
       return null;
     }
+    // The lock's connection sits idle through the whole pass while the services use
+    // others. A connection the server ends meanwhile (a restart: 57P01) reports on this
+    // client, which the pool listens to only while idle: without a listener of our own
+    // the error would end the process. The session is gone with its lock; the pass's
+    // unlock then fails and the connection is dropped below.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+      this.deps.logger.warn({ err: error }, 'maintenance lock connection lost');
+    };
+    client.on('error', onError);
     try {
       const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MAINTENANCE_LOCK_KEY]);
       if (!rows[0]?.locked) return null;
@@ -70,10 +81,13 @@ export class MaintenanceScheduler {
       }
       return results;
     } catch (error) {
+      broken ??= error instanceof Error ? error : new Error(String(error));
       this.deps.logger.warn({ err: error }, 'maintenance pass failed');
       return null;
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A connection that failed is destroyed, not handed to the next borrower.
+      client.release(broken);
     }
   }
 }

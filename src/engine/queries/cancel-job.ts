@@ -8,6 +8,10 @@ import { jobColumnsOf, type JobRow } from './job-row';
  * signal and writes CANCELLED itself, fenced by its token.
  * Returns the job as it is after the request, or nothing if the job is terminal
  * or unknown.
+ *
+ * Run it in a transaction after `lockLiveOutbox` (as `JobEngine.cancel` does): this
+ * statement locks the job row and then writes the outbox row, the reverse of the
+ * claim's order, so the outbox row must already be ours.
  */
 export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undefined> {
   const rows = await sql<JobRow>(

@@ -7,6 +7,8 @@ export interface CompleteArgs {
   result: unknown;
   message: string | null;
   currentStep?: string | null;
+  /** The attempt was spared before the delivery was acknowledged (spare-attempt.ts): count it again. */
+  restoreAttempt?: boolean;
 }
 
 /**
@@ -22,9 +24,11 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
   if (completions.length === 0) return [];
   return sql<JobRow & { completed_outbox_id: string }>(
     `WITH req AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[]) AS r(outbox_id, token, result, message, current_step)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[])
+         AS r(outbox_id, token, result, message, current_step, restore_attempt)
      ), done AS (
        UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+         processing_attempts = o.processing_attempts + CASE WHEN req.restore_attempt THEN 1 ELSE 0 END,
          completed_at = now(), updated_at = now()
        FROM req
        WHERE o.id = req.outbox_id AND o.state = 'PROCESSING' AND o.processing_token = req.token
@@ -42,6 +46,7 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
       completions.map((c) => JSON.stringify(c.result ?? null)),
       completions.map((c) => c.message),
       completions.map((c) => c.currentStep ?? null),
+      completions.map((c) => c.restoreAttempt === true),
     ],
   );
 }

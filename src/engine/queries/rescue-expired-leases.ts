@@ -1,16 +1,38 @@
 import type { Sql } from '../db/sql';
+import { MIN_HEARTBEAT_MS } from '../progress-reporter';
+import { jobColumnsOf, type JobRow } from './job-row';
+
+/** Beyond a heartbeat interval, how long after a server start a live worker may take to renew its lease. */
+export const RESTART_GRACE_SLACK_SECONDS = 5;
+
+/** One rescued outbox row; `job` is the job as it is now when it went back to QUEUED. */
+export interface RescuedLease {
+  job_id: string;
+  job: JobRow | null;
+}
 
 /**
  * Rows whose runner stopped heartbeating (process killed, host lost) go back to
- * PENDING so the publisher sends them again; their jobs wait as QUEUED. The next
- * claim counts the attempt, so a job that kills its worker every time still ends
- * at the attempt limit. Bounded by `limit` per call.
+ * PENDING so the publisher sends them again; their jobs wait as QUEUED, with a new
+ * sequence, and come back whole so the caller can announce the change to watchers.
+ * The next claim counts the attempt, so a job that kills its worker every time still
+ * ends at the attempt limit — unless that attempt had been spared (spare-attempt.ts):
+ * its processor had returned. Bounded by `limit` per call. SKIP LOCKED: a row a runner
+ * is writing right now (a late heartbeat, a completion) is not expired for long.
+ * Lock order: the outbox rows, then their jobs — the claim's order.
  */
-export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<Array<{ job_id: string }>> {
-  return sql<{ job_id: string }>(
+export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<RescuedLease[]> {
+  const rows = await sql<{ job_id: string } & Partial<JobRow>>(
     `WITH expired AS (
        SELECT id FROM job_outbox
        WHERE state = 'PROCESSING' AND lease_expires_at < now()
+         -- A lease that ran out while the server was down (or just starting) says nothing
+         -- about its worker, whose heartbeats could not land. Judge it only once the server
+         -- has been up for one heartbeat interval of that lease (lease/3, at least $2 s; the
+         -- lease is what the last claim or heartbeat set, lease_expires_at - updated_at)
+         -- and $3 s more: a live worker has re-taken its lease by then.
+         AND pg_postmaster_start_time() < now()
+           - greatest(make_interval(secs => $2), (lease_expires_at - updated_at) / 3) - make_interval(secs => $3)
        ORDER BY lease_expires_at LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), rescued AS (
@@ -23,8 +45,10 @@ export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<Arra
        UPDATE jobs j SET status = 'QUEUED', message = 'The worker running this job stopped responding; it will be retried',
          updated_at = now(), sequence = j.sequence + 1
        FROM rescued r WHERE j.id = r.job_id AND j.status = 'RUNNING'
+       RETURNING ${jobColumnsOf('j')}
      )
-     SELECT job_id FROM rescued`,
-    [limit],
+     SELECT r.job_id, b.* FROM rescued r LEFT JOIN jobs_back b ON b.id = r.job_id`,
+    [limit, MIN_HEARTBEAT_MS / 1_000, RESTART_GRACE_SLACK_SECONDS],
   );
+  return rows.map(({ job_id, ...job }) => ({ job_id, job: job.id ? (job as JobRow) : null }));
 }
