@@ -1,4 +1,5 @@
-import { parse } from 'graphql';
+import { getNamedType, getNullableType, isListType, isObjectType, parse } from 'graphql';
+import { buildApiSchema } from '../../src/api/graphql/build-schema';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCourses, listTeachers } from '../../src/academic/academic-service';
@@ -239,6 +240,17 @@ describe('make-up exams over GraphQL', () => {
     expect(v.s1[0]).toMatchObject({ studentCode: 'S1', exam: { course: { code: c0.code } }, room: { code: expect.stringMatching(/^A10[12]$/) } });
     expect(v.s1[0].period.date < v.s1[1].period.date || v.s1[0].period.startTime < v.s1[1].period.startTime).toBe(true);
     expect(v.s9).toEqual([]);
+    const paged = await run(
+      `query($id: ID!) { makeupExamSession(id: $id) { first: studentTimetable(studentCode: "S1", first: 1) { id exam { code } } } }`,
+      { id: session.id },
+    );
+    const [firstRow] = paged.data!.makeupExamSession.first;
+    expect(firstRow.exam.code).toBe(c0.code);
+    const rest = await run(`query($id: ID!, $after: ID!) { makeupExamSession(id: $id) { studentTimetable(studentCode: "S1", after: $after) { exam { code } } } }`, {
+      id: session.id,
+      after: firstRow.id,
+    });
+    expect(rest.data!.makeupExamSession.studentTimetable).toEqual([{ exam: { code: c1.code } }]);
   });
 
   it('a second start while one runs is a CONFLICT; cancelJob stops it', async () => {
@@ -275,6 +287,21 @@ describe('make-up exams over GraphQL', () => {
     expect(tooBig.errors![0].extensions!.code).toBe('QUERY_TOO_COMPLEX');
     const badPage = await run(`query($id: ID!) { makeupExamSession(id: $id) { rooms(first: 501) { code } } }`, { id: session.id }, server.tokens.viewer);
     expect(badPage.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('every list of the make-up exam API is a page (first/after)', async () => {
+    const schema = await buildApiSchema();
+    const lists: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || !(type.name.startsWith('MakeupExam') || type.name === 'Query')) continue;
+      for (const field of Object.values(type.getFields())) {
+        if (type.name === 'Query' && !field.name.startsWith('makeupExam')) continue;
+        if (!isListType(getNullableType(field.type)) || !isObjectType(getNamedType(field.type))) continue;
+        lists.push(`${type.name}.${field.name}`);
+        expect(field.args.map((a) => a.name), `${type.name}.${field.name}`).toEqual(expect.arrayContaining(['first', 'after']));
+      }
+    }
+    expect(lists.length).toBeGreaterThanOrEqual(10);
   });
 
   it('evaluation and solutionText charge the rows they read against what the query left of its limit', async () => {

@@ -2,6 +2,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import { AcademicTerm, Course, Teacher } from '../../academic/entities';
 import { checkPage } from '../../academic/keyset-page';
 import { isId } from '../../academic/validation';
+import { badInput } from '../../engine/errors';
 import type { JobSnapshot } from '../../engine/types';
 import * as arrangements from '../../exams/arrangement-service';
 import {
@@ -216,9 +217,12 @@ export class MakeupExamSessionResolver {
     @Args() page: PageArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<arrangements.StudentSitting[]> {
-    const { first } = checkPage(page);
+    const { first, after } = checkPage(page);
     await chargeSessionComputation(ctx, session, 'student timetable');
-    return (await arrangements.studentTimetable(em(ctx), session.id, studentCode)).slice(0, first);
+    const rows = await arrangements.studentTimetable(em(ctx), session.id, studentCode);
+    const start = after === null ? 0 : rows.findIndex((row) => row.sitting.id === after) + 1;
+    if (start === 0 && after !== null) throw badInput(`after: no sitting with id ${after} in this student's timetable`, { field: 'after', value: after });
+    return rows.slice(start, start + first);
   }
 
   @FieldResolver(() => String, {
@@ -419,6 +423,11 @@ export class MakeupExamSittingResolver {
 
 @Resolver(() => MakeupExamStudentSittingType)
 export class MakeupExamStudentSittingResolver {
+  @FieldResolver(() => ID, { description: 'The sitting (pass it as `after` to read the page after it).' })
+  id(@Root() row: arrangements.StudentSitting): string {
+    return row.sitting.id;
+  }
+
   @FieldResolver(() => MakeupExamType)
   exam(@Root() row: arrangements.StudentSitting, @Ctx() ctx: GraphQLContext): Promise<MakeupExam> {
     return referenced(ctx, MakeupExam, row.sitting.exam);
