@@ -119,6 +119,23 @@ describe('a term session', () => {
     expect((await em().findOneOrFail(MakeupExamSession, session.id)).revision).toBe(revision + 1);
     expect(await em().count(MakeupExamEnrolment, { exam: { session: session.id } })).toBe(4);
     expect(await em().count(MakeupExam, { session: session.id })).toBe(3);
+
+    // The parts change and go, each raising the revision once.
+    const before = (await em().findOneOrFail(MakeupExamSession, session.id)).revision;
+    const moved = await sessions.updatePeriod(em(), early.id, { date: '2027-01-12' });
+    expect((await loadSessionModel(em(), session.id)).periods.map((p) => p.id)).toEqual([late.id, moved.id]);
+    await sessions.updateExam(em(), e1.id, { roomExclusive: true });
+    const [enrolment] = await em().find(MakeupExamEnrolment, { exam: e0.id, studentCode: 'S2' });
+    await sessions.deleteEnrolment(em(), enrolment.id);
+    const [constraint] = (await sessions.pageConstraints(em(), session.id, { first: 5 })).map((r) => r.row);
+    await sessions.deleteConstraint(em(), constraint.id);
+    await sessions.deletePeriod(em(), late.id);
+    const after = await loadSessionModel(em(), session.id);
+    expect(after.periods.map((p) => [p.id, p.position])).toEqual([[moved.id, 0]]);
+    expect(after.model.exams.find((e) => e.code === e0.code)!.students).toEqual(['S1']);
+    expect(after.model.exams.find((e) => e.code === e1.code)!.roomExclusive).toBe(true);
+    expect(after.model.constraints).toEqual([]);
+    expect(after.session.revision).toBe(before + 5);
   });
 
   it('bad input is BAD_USER_INPUT naming the field, unknown ids NOT_FOUND, duplicates CONFLICT; nothing is written', async () => {
