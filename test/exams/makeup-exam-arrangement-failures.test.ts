@@ -14,7 +14,7 @@ import * as sessions from '../../src/exams/session-service';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 import { createTermSession } from './exam-session-fixture';
 
-/** What MAKEUP_EXAM_AUTO refuses at start, and how a run that cannot finish ends: at once, without retries, nothing half-saved. */
+/** What MAKEUP_EXAM_AUTO refuses at start (a second run of a session, bad input), and how a run that cannot finish ends: at once, without retries, nothing half-saved. */
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 let engine: JobEngine | undefined;
@@ -57,6 +57,18 @@ async function sittingsOf(sessionId: string): Promise<string[]> {
 }
 
 describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
+  it('a second start while one runs is a CONFLICT naming the running job', async () => {
+    await examEngine();
+    const session = await createTermSession(em, 'AUTO-EXCL', 4);
+    const first = await start({ sessionId: session.id, timeLimitSeconds: 30 });
+    const error = await refusal(start({ sessionId: session.id, timeLimitSeconds: 5 }));
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toContain(first.id);
+    await engine!.cancel(first.id);
+    expect((await waitForJob(engine!, first.id)).status).toBe(JobStatus.CANCELLED);
+    const again = await start({ sessionId: session.id, timeLimitSeconds: 1 });
+    expect((await waitForJob(engine!, again.id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
+  });
   it('refuses bad input at start with BAD_USER_INPUT naming the field; nothing is enqueued', async () => {
     await examEngine();
     const session = await createTermSession(em, 'AUTO-BAD', 5);

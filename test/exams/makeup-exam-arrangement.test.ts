@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
-import { EngineError } from '../../src/engine/errors';
 import { JobStatus, type JobEvent } from '../../src/engine/types';
 import { evaluateSession, findArrangement, solutionText } from '../../src/exams/arrangement-service';
 import { MakeupExamSitting } from '../../src/exams/entities';
@@ -46,15 +45,6 @@ async function examEngine(options: MakeupExamArrangementOptions = {}, attemptLim
 const start = (input: { sessionId: string; timeLimitSeconds?: number; seed?: number; maxIterations?: number }) =>
   startMakeupExamArrangement({ em: em(), engine: engine! }, input, 'tester');
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(EngineError);
-  return { code: (error as EngineError).code, message: (error as EngineError).message };
-}
-
 async function sittingsOf(sessionId: string): Promise<string[]> {
   const arrangement = await findArrangement(em(), sessionId);
   if (!arrangement) return [];
@@ -68,7 +58,7 @@ describe('MAKEUP_EXAM_AUTO', () => {
     const events: JobEvent[] = [];
     engine!.subscribe((e) => events.push(e));
     const session = await createTermSession(em, 'AUTO-TERM', 1);
-    const job = await start({ sessionId: session.id, timeLimitSeconds: 2, seed: 3 });
+    const job = await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 3 });
     expect(job.exclusiveKey).toBe(`makeup-exam-session:${session.id}`);
     const done = await waitForJob(engine!, job.id, undefined, 30_000);
     expect(done.errorMessage).toBeNull();
@@ -127,7 +117,7 @@ describe('MAKEUP_EXAM_AUTO', () => {
     await examEngine();
     const session = await createTermSession(em, 'AUTO-SEED', 2);
     const run = async (seed: number) => {
-      const done = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 60, seed, maxIterations: 20_000 })).id, undefined, 60_000);
+      const done = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 60, seed, maxIterations: 8_000 })).id, undefined, 60_000);
       expect(done.status, done.errorMessage ?? '').toBe(JobStatus.SUCCEEDED);
       expect((done.result as MakeupExamArrangementResult).stopReason).not.toBe('time');
       return { cost: (done.result as MakeupExamArrangementResult).cost, sittings: await sittingsOf(session.id) };
@@ -163,16 +153,4 @@ describe('MAKEUP_EXAM_AUTO', () => {
     expect(await sittingsOf(session.id)).toEqual(before);
   });
 
-  it('a second start while one runs is a CONFLICT naming the running job', async () => {
-    await examEngine();
-    const session = await createTermSession(em, 'AUTO-EXCL', 4);
-    const first = await start({ sessionId: session.id, timeLimitSeconds: 30 });
-    const error = await refusal(start({ sessionId: session.id, timeLimitSeconds: 5 }));
-    expect(error.code).toBe('CONFLICT');
-    expect(error.message).toContain(first.id);
-    await engine!.cancel(first.id);
-    expect((await waitForJob(engine!, first.id)).status).toBe(JobStatus.CANCELLED);
-    const again = await start({ sessionId: session.id, timeLimitSeconds: 1 });
-    expect((await waitForJob(engine!, again.id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
-  });
 });
