@@ -4,6 +4,7 @@ import { Migration20261129191301 } from './Migration20261129191301';
 import { Migration20261129203640 } from './Migration20261129203640';
 import { Migration20261201090000 } from './Migration20261201090000';
 import { Migration20261202120000 } from './Migration20261202120000';
+import { Migration20261202130000 } from './Migration20261202130000';
 
 /** Every migration, in order. A new file from `npm run migration:create` must be added here. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129203640', class: Migration20261129203640 },
   { name: 'Migration20261201090000', class: Migration20261201090000 },
   { name: 'Migration20261202120000', class: Migration20261202120000 },
+  { name: 'Migration20261202130000', class: Migration20261202130000 },
 ];

@@ -16,10 +16,9 @@ import { KindRegistry, type KindRegistration } from './engine/registry';
 import { InMemoryTransport } from './engine/transport/in-memory-transport';
 import { RabbitMqTransport } from './engine/transport/rabbitmq-transport';
 import type { JobTransport } from './engine/transport/transport';
-import { ALL_JOB_KINDS, JobKind } from './job-kinds';
-import { automaticScheduleRegistration } from './scheduling/automatic-schedule';
+import { jobKindRegistrations } from './job-kind-descriptors';
+import { ALL_JOB_KINDS } from './job-kinds';
 import { loadDemoData } from './scheduling/demo-data';
-import { schedulePublishRegistration } from './scheduling/schedule-publish';
 
 export interface App {
   config: Config;
@@ -37,8 +36,9 @@ export interface App {
  */
 export interface StartOptions {
   /**
-   * Kinds beyond the service's own, registered the same way. For embedding and for
-   * tests that run real worker processes with a kind of their own.
+   * Kinds beyond the service's own, registered the same way; one that names a kind of
+   * the service takes its place (a stand-in). For embedding and for tests that run real
+   * worker processes with a kind of their own.
    */
   extraKinds?: KindRegistration<any, any>[];
 }
@@ -82,14 +82,16 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     roles: { publisher: true, worker: isWorker, maintenance: isWorker },
   });
 
-  // Job kinds register here as the domain modules land (scheduling, exams).
-  engine.register(automaticScheduleRegistration({ consumers: config.engine.kinds[JobKind.AUTOMATIC_SCHEDULE].consumers }));
-  engine.register(schedulePublishRegistration({ consumers: config.engine.kinds[JobKind.SCHEDULE_PUBLISH].consumers }));
+  // Every kind of the one list (src/job-kind-descriptors.ts), unless a stand-in replaces it.
+  const extraKinds = options.extraKinds ?? [];
+  const consumers = Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].consumers]));
+  for (const registration of jobKindRegistrations(consumers)) {
+    if (!extraKinds.some((extra) => extra.kind === registration.kind)) engine.register(registration);
+  }
+  for (const registration of extraKinds) engine.register(registration);
 
   // A first start gets a generated demo term with an empty draft plan (idempotent).
   if (config.loadDemoData) await loadDemoData(db.orm.em.fork(), logger);
-
-  for (const registration of options.extraKinds ?? []) engine.register(registration);
 
   await engine.start();
   const http = await startHttpServer({

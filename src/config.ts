@@ -7,6 +7,7 @@ import {
   type SessionLimits,
 } from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
+import { JOB_KINDS } from './job-kind-descriptors';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
 
 /**
@@ -232,14 +233,9 @@ function roles(env: Env): ReadonlySet<Role> {
   return new Set(parts as Role[]);
 }
 
-/** Per-kind consumer counts: JOB_CONSUMERS_<KIND>, 1–16 each (the seed's rule). */
+/** Per-kind consumer counts: JOB_CONSUMERS_<KIND>, 1–16 each (the seed's rule); defaults from the kind's descriptor. */
 export const MIN_CONSUMERS = 1;
 export const MAX_CONSUMERS = 16;
-const DEFAULT_CONSUMERS: Record<JobKind, number> = {
-  [JobKind.AUTOMATIC_SCHEDULE]: 2,
-  [JobKind.SCHEDULE_PUBLISH]: 1,
-  [JobKind.MAKEUP_EXAM_AUTO]: 2,
-};
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -247,7 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
   const kinds = Object.fromEntries(
     ALL_JOB_KINDS.map((kind) => [
       kind,
-      { consumers: int(env, `JOB_CONSUMERS_${kind}`, DEFAULT_CONSUMERS[kind], MIN_CONSUMERS, MAX_CONSUMERS) },
+      { consumers: int(env, `JOB_CONSUMERS_${kind}`, JOB_KINDS[kind].defaultConsumers, MIN_CONSUMERS, MAX_CONSUMERS) },
     ]),
   ) as Record<JobKind, KindSettings>;
   const retryBaseMs = int(env, 'JOB_RETRY_BASE_MS', 2_000, 100, 3_600_000);

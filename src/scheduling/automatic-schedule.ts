@@ -11,7 +11,7 @@ import type { JobEngine } from '../engine/engine';
 import { badInput } from '../errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
-import { JobKind } from '../job-kinds';
+import { exclusivePer, JobKind } from '../job-kinds';
 import { compileModel, CttModelError } from './ctt/model';
 import type { SolveProgress, SolveResult } from './ctt/solver';
 import { solveInWorker, type SolveInWorkerHooks, type WorkerSolveOptions } from './ctt/solver-worker';
@@ -62,7 +62,9 @@ export function validateAutomaticScheduleInput(raw: unknown): AutomaticScheduleI
   };
 }
 
-export const schedulePlanKey = (planId: string) => `schedule-plan:${planId}`;
+/** One active job per plan. */
+export const SCHEDULE_PLAN_KEY = exclusivePer('schedule-plan');
+export const schedulePlanKey = (planId: string) => SCHEDULE_PLAN_KEY.key(planId);
 
 /**
  * Starts a solve of a DRAFT plan: checks the plan and its term at once (so a mistake is

@@ -12,7 +12,7 @@ import type { JobEngine } from '../engine/engine';
 import { badInput } from '../errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
-import { JobKind } from '../job-kinds';
+import { exclusivePer, JobKind } from '../job-kinds';
 import { summariseConflicts } from './conflicts';
 import { PublishedTimetableEntry, ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
 import { evaluateLectures, findSchedulePlan, type PlanEvaluation } from './plan-service';
@@ -44,7 +44,9 @@ export function validateSchedulePublishInput(raw: unknown): SchedulePublishInput
   return { planId: requireId('planId', (raw as Record<string, unknown>).planId) };
 }
 
-export const termPublishKey = (termId: string) => `term-publish:${termId}`;
+/** One active job per term. */
+export const TERM_PUBLISH_KEY = exclusivePer('term-publish');
+export const termPublishKey = (termId: string) => TERM_PUBLISH_KEY.key(termId);
 
 /** Starts publishing a DRAFT (or an ARCHIVED plan, to bring it back). */
 export async function publishSchedulePlan(

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   process.stdin.resume();
   const config = loadConfig();
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', format: 'json' });
-  // Stand-ins for the kinds named in JIAOWU_TEST_KINDS (kinds the service itself does not run).
+  // Stand-ins for the kinds named in JIAOWU_TEST_KINDS: each takes the place of the service's own processor of that kind.
   const standIns = new Set((process.env[TEST_KINDS_ENV] ?? '').split(',').filter(Boolean));
   const chaos = process.env[CHAOS_KINDS_ENV] === '1';
   const extraKinds: KindRegistration<any, any>[] = chaos

@@ -1,5 +1,6 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { academicResolvers } from '../../academic/academic.resolver';
+import { examResolvers } from '../../exams/exams.resolver';
 import { schedulingResolvers } from '../../scheduling/scheduling.resolver';
 import { HealthResolver } from './health.resolver';
 import { JobSubscriptionResolver } from './job-subscription.resolver';
@@ -15,5 +16,5 @@ export const resolvers: NonEmptyArray<Function> = [
   HealthResolver,
   ...academicResolvers,
   ...schedulingResolvers,
-  // exams resolvers go here
+  ...examResolvers,
 ];

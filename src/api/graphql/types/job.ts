@@ -1,6 +1,8 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
 import type { JobSnapshot } from '../../../engine/types';
+import { JOB_KINDS, type JobKindDescriptor } from '../../../job-kind-descriptors';
+import { ALL_JOB_KINDS } from '../../../job-kinds';
 import { JobKind, JobStatus } from './enums';
 
 /**
@@ -58,38 +60,28 @@ export abstract class Job {
 }
 
 /**
- * The kind-specific types. `inputData` / `resultData` expose the stored JSON until the
- * domain modules add typed fields (e.g. `plan`, `result`) beside them.
+ * The kind-specific types, one per kind of the list in `src/job-kind-descriptors.ts` (name and
+ * description from there). `inputData` / `resultData` expose the stored JSON; domain
+ * resolvers add typed fields (e.g. `plan`, `scheduleResult`) to `JOB_OBJECT_TYPES[kind]`.
  */
-@ObjectType({ implements: Job, description: 'Automatic course timetabling of a schedule plan.' })
-export class AutomaticScheduleJob extends Job {
-  @Field(() => GraphQLJSON, { name: 'inputData', nullable: true, description: 'The stored input, as JSON.' })
-  input!: unknown;
+function kindJobType(descriptor: JobKindDescriptor) {
+  @ObjectType(descriptor.graphql.typeName, { implements: Job, description: descriptor.graphql.description })
+  class KindJob extends Job {
+    @Field(() => GraphQLJSON, { name: 'inputData', nullable: true, description: 'The stored input, as JSON.' })
+    input!: unknown;
 
-  @Field(() => GraphQLJSON, { name: 'resultData', nullable: true, description: 'The stored result, as JSON.' })
-  result!: unknown;
+    @Field(() => GraphQLJSON, { name: 'resultData', nullable: true, description: 'The stored result, as JSON.' })
+    result!: unknown;
+  }
+  return KindJob;
 }
 
-@ObjectType({ implements: Job, description: 'Publishing a timetable plan for a term.' })
-export class SchedulePublishJob extends Job {
-  @Field(() => GraphQLJSON, { name: 'inputData', nullable: true, description: 'The stored input, as JSON.' })
-  input!: unknown;
+export type KindJobType = ReturnType<typeof kindJobType>;
 
-  @Field(() => GraphQLJSON, { name: 'resultData', nullable: true, description: 'The stored result, as JSON.' })
-  result!: unknown;
-}
+export const JOB_OBJECT_TYPES = Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, kindJobType(JOB_KINDS[kind])])) as Record<JobKind, KindJobType>;
 
-@ObjectType({ implements: Job, description: 'Arranging make-up exams automatically.' })
-export class MakeupExamAutoJob extends Job {
-  @Field(() => GraphQLJSON, { name: 'inputData', nullable: true, description: 'The stored input, as JSON.' })
-  input!: unknown;
+export const JOB_TYPE_NAME_BY_KIND = Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, JOB_KINDS[kind].graphql.typeName])) as Record<JobKind, string>;
 
-  @Field(() => GraphQLJSON, { name: 'resultData', nullable: true, description: 'The stored result, as JSON.' })
-  result!: unknown;
-}
-
-export const JOB_TYPE_NAME_BY_KIND: Record<JobKind, string> = {
-  [JobKind.AUTOMATIC_SCHEDULE]: 'AutomaticScheduleJob',
-  [JobKind.SCHEDULE_PUBLISH]: 'SchedulePublishJob',
-  [JobKind.MAKEUP_EXAM_AUTO]: 'MakeupExamAutoJob',
-};
+export const AutomaticScheduleJob = JOB_OBJECT_TYPES[JobKind.AUTOMATIC_SCHEDULE];
+export const SchedulePublishJob = JOB_OBJECT_TYPES[JobKind.SCHEDULE_PUBLISH];
+export const MakeupExamAutoJob = JOB_OBJECT_TYPES[JobKind.MAKEUP_EXAM_AUTO];

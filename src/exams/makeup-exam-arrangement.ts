@@ -1,0 +1,239 @@
+/**
+ * The MAKEUP_EXAM_AUTO job: arrange a make-up session's exams with the exam solver in a
+ * worker thread, check the result with the independent evaluator, and save it in the
+ * same transaction that completes the job (only if the session did not change meanwhile).
+ */
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { requireId, requireInt } from '../academic/validation';
+import type { JobEngine } from '../engine/engine';
+import { badInput } from '../engine/errors';
+import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
+import type { JobSnapshot } from '../engine/types';
+import { exclusivePer, JobKind } from '../job-kinds';
+import { saveArrangement } from './arrangement-service';
+import { MakeupExamSession, MakeupExamSessionFormat } from './entities';
+import { evaluateArrangement, type ExamHardViolations, type ExamSoftCost } from './evaluation/evaluator';
+import type { ExamModel } from './model/exam-model';
+import { ExamModelError } from './model/exam-model-error';
+import { validateModel } from './model/validate-model';
+import { loadSessionModel, type SessionModel } from './session-model';
+import type { ExamSolveProgress, ExamSolveResult, ExamStopReason } from './solver/solver';
+import { ExamSolverWorkerError, solveExamsInWorker, type ExamSolveInWorkerHooks, type ExamWorkerSolveOptions } from './solver/solver-worker';
+
+export const MIN_TIME_LIMIT_SECONDS = 1;
+export const MAX_TIME_LIMIT_SECONDS = 600;
+export const DEFAULT_TIME_LIMIT_SECONDS = 60;
+export const DEFAULT_SEED = 1;
+/** An iteration budget makes a run reproducible whatever the machine's speed. */
+export const MAX_ITERATIONS = 1_000_000_000;
+
+/** One active arrangement per make-up session. */
+export const MAKEUP_EXAM_SESSION_KEY = exclusivePer('makeup-exam-session');
+export const makeupExamSessionKey = (sessionId: string) => MAKEUP_EXAM_SESSION_KEY.key(sessionId);
+
+export const MakeupExamSteps = {
+  COLLECTING: 'Collecting failed enrolments',
+  BUILDING: 'Building the conflict graph',
+  ASSIGNING_PERIODS: 'Assigning periods and rooms',
+  OPTIMISING: 'Optimising',
+  ASSIGNING_INVIGILATORS: 'Assigning invigilators',
+  SAVING: 'Saving the arrangement',
+} as const;
+
+export interface MakeupExamArrangementInput {
+  sessionId: string;
+  timeLimitSeconds: number;
+  seed: number;
+  /** Moves of the local search; with it the same seed gives the same arrangement on any machine. */
+  maxIterations: number | null;
+}
+
+export interface MakeupExamArrangementResult {
+  sessionId: string;
+  arrangementId: string;
+  exams: number;
+  students: number;
+  periodsUsed: number;
+  hardViolations: number;
+  cost: number;
+  hard: ExamHardViolations;
+  soft: ExamSoftCost;
+  unplacedExams: string[];
+  timeUsedMs: number;
+  seed: number;
+  iterations: number;
+  stopReason: ExamStopReason;
+}
+
+/** Checks and normalises the job input at enqueue (BAD_USER_INPUT naming the field). */
+export function validateMakeupExamArrangementInput(raw: unknown): MakeupExamArrangementInput {
+  if (!raw || typeof raw !== 'object') throw badInput('input must be an object { sessionId, timeLimitSeconds, seed }');
+  const input = raw as Record<string, unknown>;
+  return {
+    sessionId: requireId('sessionId', input.sessionId),
+    timeLimitSeconds: requireInt('timeLimitSeconds', input.timeLimitSeconds ?? DEFAULT_TIME_LIMIT_SECONDS, MIN_TIME_LIMIT_SECONDS, MAX_TIME_LIMIT_SECONDS),
+    seed: requireInt('seed', input.seed ?? DEFAULT_SEED, 0, 2 ** 31 - 1),
+    maxIterations: input.maxIterations == null ? null : requireInt('maxIterations', input.maxIterations, 1, MAX_ITERATIONS),
+  };
+}
+
+/** Why a session cannot be arranged as it is, in words a person can act on; null when it can. */
+function arrangeable(data: SessionModel): string | null {
+  const { session, model } = data;
+  if (model.periods.length === 0) return `session ${session.code} has no periods`;
+  if (session.capacitated && model.rooms.length === 0) return `session ${session.code} has no rooms`;
+  if (model.exams.length === 0) {
+    return session.format === MakeupExamSessionFormat.TERM
+      ? `no student of session ${session.code} scored below the passing score (${session.passingScore}): there is no make-up exam to arrange`
+      : `session ${session.code} has no exams`;
+  }
+  if (session.format === MakeupExamSessionFormat.TERM && data.invigilators.length === 0) return `session ${session.code} has no invigilators`;
+  try {
+    validateModel(model);
+  } catch (error) {
+    if (error instanceof ExamModelError) return `session ${session.code} cannot be arranged as it is: ${error.message}`;
+    throw error;
+  }
+  return null;
+}
+
+/**
+ * Starts an arrangement of a session: checks the session at once (so a mistake is a
+ * BAD_USER_INPUT now, not a failed job later) and enqueues in the same transaction; a
+ * second start while one is active is a CONFLICT naming it.
+ */
+export async function startMakeupExamArrangement(
+  deps: { em: EntityManager; engine: Pick<JobEngine, 'enqueue'> },
+  rawInput: { sessionId: string; timeLimitSeconds?: number | null; seed?: number | null; maxIterations?: number | null },
+  requestedBy?: string | null,
+): Promise<JobSnapshot> {
+  const input = validateMakeupExamArrangementInput(rawInput);
+  return deps.em.transactional(async (tx) => {
+    const data = await loadSessionModel(tx, input.sessionId);
+    const problem = arrangeable(data);
+    if (problem) throw badInput(`sessionId: ${problem}`, { field: 'sessionId' });
+    const { job } = await deps.engine.enqueue(
+      { kind: JobKind.MAKEUP_EXAM_AUTO, input, requestedBy: requestedBy ?? null, exclusiveKey: makeupExamSessionKey(data.session.id) },
+      tx,
+    );
+    return job;
+  });
+}
+
+export type ExamSolve = (model: ExamModel, options: ExamWorkerSolveOptions, hooks: ExamSolveInWorkerHooks) => Promise<ExamSolveResult>;
+
+export interface MakeupExamArrangementOptions {
+  /** The solver runner; the worker thread by default (tests may wrap it). */
+  solve?: ExamSolve;
+  /**
+   * Test hook: called inside the saving transaction once the old arrangement is gone and
+   * before the new one is written in full; throwing rolls the whole save back.
+   */
+  beforeSave?: (sessionId: string) => void | Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Names a step and lets it reach the database before the next (steps close together would merge). */
+async function enterStep(ctx: ProcessorContext<unknown>, name: string, message?: string): Promise<void> {
+  ctx.progress.step(name, message);
+  await sleep(20);
+}
+
+function progressMessage(p: ExamSolveProgress): string {
+  if (!Number.isFinite(p.bestCost)) return `no arrangement yet, ${p.unplacedExams} exams to place`;
+  const hard = p.bestHard > 0 ? `, ${p.bestHard} hard violations` : '';
+  const unplaced = p.unplacedExams > 0 ? `, ${p.unplacedExams} exams unplaced` : '';
+  return `best cost ${Number(p.bestCost.toFixed(4))}${hard}${unplaced}, ${p.iterations} moves`;
+}
+
+export function createMakeupExamArrangementProcessor(options: MakeupExamArrangementOptions = {}) {
+  const solve = options.solve ?? solveExamsInWorker;
+  return async (ctx: ProcessorContext<MakeupExamArrangementInput>): Promise<MakeupExamArrangementResult> => {
+    const input = validateMakeupExamArrangementInput(ctx.input);
+    const { em, signal } = ctx;
+
+    await enterStep(ctx, MakeupExamSteps.COLLECTING);
+    const data = await loadSessionModel(em, input.sessionId).catch((error: { code?: string }) => {
+      if (error.code === 'NOT_FOUND') throw new PermanentJobError(`Make-up exam session ${input.sessionId} no longer exists`);
+      throw error;
+    });
+    const problem = arrangeable(data);
+    if (problem) throw new PermanentJobError(problem.charAt(0).toUpperCase() + problem.slice(1));
+    const { model } = data;
+
+    await enterStep(ctx, MakeupExamSteps.BUILDING, `${model.exams.length} exams, ${data.students} students, ${model.periods.length} periods, ${model.rooms.length} rooms`);
+    let phase: ExamSolveProgress['phase'] | null = null;
+    const onProgress = (p: ExamSolveProgress) => {
+      if (p.phase !== phase) {
+        phase = p.phase;
+        ctx.progress.step(p.phase === 'constructing' ? MakeupExamSteps.ASSIGNING_PERIODS : MakeupExamSteps.OPTIMISING);
+      }
+      ctx.progress.report(p.fraction, progressMessage(p));
+    };
+    let solved: ExamSolveResult;
+    try {
+      solved = await solve(
+        model,
+        { seed: input.seed, timeLimitMs: input.timeLimitSeconds * 1_000, ...(input.maxIterations === null ? {} : { maxIterations: input.maxIterations }), progressIntervalMs: 500 },
+        { signal, onProgress },
+      );
+    } catch (error) {
+      if (error instanceof ExamSolverWorkerError && error.originalName === 'ExamModelError') {
+        throw new PermanentJobError(`Session ${data.session.code} cannot be arranged as it is: ${error.message}`);
+      }
+      throw error;
+    }
+    signal.throwIfAborted();
+
+    await enterStep(ctx, MakeupExamSteps.ASSIGNING_INVIGILATORS, `${solved.arrangement.invigilation.length} rooms in use to supervise`);
+    const evaluation = evaluateArrangement(model, solved.arrangement);
+
+    await enterStep(ctx, MakeupExamSteps.SAVING);
+    return ctx.completeWithin(async (tx) => {
+      // The session must still be what was arranged: any edit since raised its revision.
+      const current = await tx.findOne(MakeupExamSession, { id: data.session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!current) throw new PermanentJobError(`Make-up exam session ${data.session.code} was deleted during the arrangement`);
+      if (current.revision !== data.session.revision) {
+        throw new PermanentJobError(`Make-up exam session ${current.code} changed during the arrangement; the result was not saved (start it again)`);
+      }
+      const saved = await saveArrangement(tx, data, current, solved.arrangement, evaluation, {
+        jobId: ctx.job.id,
+        seed: solved.seed,
+        timeUsedMs: Math.round(solved.elapsedMs),
+        iterations: solved.iterations,
+        unplacedExams: solved.unplacedExams,
+        beforeRows: options.beforeSave ? () => options.beforeSave!(current.id) : undefined,
+      });
+      return {
+        sessionId: current.id,
+        arrangementId: saved.id,
+        exams: model.exams.length,
+        students: data.students,
+        periodsUsed: new Set(solved.arrangement.placements.map((p) => p.period)).size,
+        hardViolations: evaluation.hard.total,
+        cost: evaluation.soft.total,
+        hard: evaluation.hard,
+        soft: evaluation.soft,
+        unplacedExams: solved.unplacedExams,
+        timeUsedMs: Math.round(solved.elapsedMs),
+        seed: solved.seed,
+        iterations: solved.iterations,
+        stopReason: solved.stopReason,
+      } satisfies MakeupExamArrangementResult;
+    });
+  };
+}
+
+export function makeupExamArrangementRegistration(
+  defaults: KindDefaults,
+  options: MakeupExamArrangementOptions = {},
+): KindRegistration<MakeupExamArrangementInput, MakeupExamArrangementResult> {
+  return {
+    kind: JobKind.MAKEUP_EXAM_AUTO,
+    defaults,
+    validateInput: validateMakeupExamArrangementInput,
+    processor: createMakeupExamArrangementProcessor(options),
+  };
+}
