@@ -245,13 +245,20 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
   };
 }
 
-/** A small LRU of query text → parsed, validated document (or its errors). */
+/**
+ * A small LRU of query text → parsed, validated document. Only accepted documents of at
+ * most `maxQueryLength` characters are kept: a refused one holds its errors' AST nodes
+ * (tens of times its text), and every hostile document is new, so caching those bought
+ * nothing and held hundreds of MB; checking one again is bounded by the parser's token
+ * limit. What this holds is bounded by `limit` × `maxQueryLength` × the AST's overhead.
+ */
 class DocumentCache {
-  private readonly entries = new Map<string, DocumentNode | GraphQLError[]>();
+  private readonly entries = new Map<string, DocumentNode>();
 
   constructor(
     private readonly check: (query: string) => DocumentNode | GraphQLError[],
-    private readonly limit = 500,
+    private readonly limit = 200,
+    private readonly maxQueryLength = 4_096,
   ) {}
 
   get(query: string): DocumentNode | GraphQLError[] {
@@ -262,7 +269,7 @@ class DocumentCache {
       return hit;
     }
     const value = this.check(query);
-    if (query.length <= 20_000) {
+    if (!(value instanceof Array) && query.length <= this.maxQueryLength) {
       this.entries.set(query, value);
       if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
     }
