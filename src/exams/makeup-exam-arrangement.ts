@@ -164,7 +164,10 @@ export function createMakeupExamArrangementProcessor(options: MakeupExamArrangem
     const { model } = data;
 
     await enterStep(ctx, MakeupExamSteps.BUILDING, `${model.exams.length} exams, ${data.students} students, ${model.periods.length} periods, ${model.rooms.length} rooms`);
-    let phase: ExamSolveProgress['phase'] | null = null;
+    // The solver starts by constructing: the step is entered now, as a small session can be
+    // built before the solver's first report, which then already says "optimising".
+    await enterStep(ctx, MakeupExamSteps.ASSIGNING_PERIODS);
+    let phase: ExamSolveProgress['phase'] | null = 'constructing';
     const onProgress = (p: ExamSolveProgress) => {
       if (p.phase !== phase) {
         phase = p.phase;
