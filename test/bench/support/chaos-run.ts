@@ -192,6 +192,16 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
     JWT_ISSUER: jwt.issuer,
     JWT_AUDIENCE: jwt.audience,
     [CHAOS_KINDS_ENV]: '1',
+    // Every watcher and cancel comes from one operator token on 127.0.0.1 (one socket per
+    // watcher, as 200 people would open): the per-subject and per-address caps, sized for
+    // one person, are raised so that they measure the engine, not the API's limits.
+    WS_MAX_CONNECTIONS_PER_SUBJECT: '2000',
+    WS_MAX_CONNECTIONS_PER_ADDRESS: '2000',
+    WS_SUBSCRIBE_PER_SECOND: '2000',
+    WS_SUBSCRIBE_BURST: '20000',
+    RATE_LIMIT_PER_SUBJECT: '2000',
+    RATE_LIMIT_PER_ADDRESS: '2000',
+    RATE_LIMIT_BURST: '20000',
     // 5 processes × (8 + 4 + up to 10 ORM + LISTEN) stay below the private server's 200 connections.
     DB_POOL_SIZE: '8',
     JOB_LEASE_SECONDS: String(options.leaseSeconds),
