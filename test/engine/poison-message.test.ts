@@ -270,16 +270,17 @@ describe.runIf(requireRabbit())('RabbitMQ: poison and misrouted messages are par
     // A's row, on B's queue as a B message (a misrouted or forged message); and B's row named with another job.
     await publishRaw('PB', [body({ outboxId: a.outboxId, jobId: a.jobId, kind: 'PB' }), body({ outboxId: b.outboxId, jobId: a.jobId, kind: 'PB' })]);
     await until('both parked', async () => (await transport!.parked()) === before + 2);
-    expect(ran.PB).toEqual([]);
-    expect((await outboxRows(ctx.db.pool, a.jobId))[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 0 });
-    expect((await outboxRows(ctx.db.pool, b.jobId))[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 0 });
+    // A never ran as a PB job. (B may already have run by its own kind: a maintenance pass
+    // can send a due PUBLISHED row again while the copies are parked.)
+    expect(ran.PB).not.toContain(a.jobId);
     expect(await parkedCounts(exporter)).toMatchObject({ 'PB/mismatch': 2 });
     // Their own messages: the publisher sends them on its next poll, each to its own kind.
-    await ctx.db.pool.query(`UPDATE job_outbox SET state = 'PENDING' WHERE id = ANY($1::uuid[])`, [[a.outboxId, b.outboxId]]);
+    await ctx.db.pool.query(`UPDATE job_outbox SET state = 'PENDING' WHERE id = ANY($1::uuid[]) AND state = 'PUBLISHED'`, [[a.outboxId, b.outboxId]]);
     expect((await waitForJob(mqEngine!, a.jobId)).status).toBe(JobStatus.SUCCEEDED);
     expect((await waitForJob(mqEngine!, b.jobId)).status).toBe(JobStatus.SUCCEEDED);
     expect(ran.PA.filter((id) => id === a.jobId)).toHaveLength(1);
-    expect(ran.PB).toEqual([b.jobId]);
+    expect(ran.PB.filter((id) => id === b.jobId)).toHaveLength(1);
+    expect(ran.PB).not.toContain(a.jobId);
   });
 
   it('a parked queue deleted by hand is declared again by the next park', async () => {
