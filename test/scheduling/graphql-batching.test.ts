@@ -13,8 +13,6 @@ import { placeLecture } from '../../src/scheduling/plan-service';
 import { createTestDb } from '../support/engine-harness';
 import { collect, startTestApiServer, wsClient } from '../api/support/api-server';
 import { em, schedulingEngine, smallTerm } from './scheduling-harness';
-import { SocketLimits } from '../../src/api/graphql/socket-limits';
-import { DEFAULT_LIMITS } from '../../src/config';
 
 // Every nested list and reference of the academic and scheduling types, several levels deep.
 const EVERYTHING = `{
@@ -53,7 +51,7 @@ async function countQueries(source: string) {
   knex.on('query', onQuery);
   try {
     const contextValue = createContext(
-      { engine, hub: new JobEventHub(engine), logger: silentLogger, services: { orm: ctx.db.orm }, openDashboard: new SocketLimits(DEFAULT_LIMITS.socket).openDashboard },
+      { engine, hub: new JobEventHub(engine), logger: silentLogger, services: { orm: ctx.db.orm } },
       { subject: 'viewer-1', roles: new Set([ApiRole.VIEWER]), grants: new Set(), expiresAt: null },
     );
     const result = await graphql({ schema, source, contextValue });

@@ -11,8 +11,6 @@ import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
 import { createTestDb, waitForJob } from '../support/engine-harness';
 import { schedulingEngine } from './scheduling-harness';
-import { SocketLimits } from '../../src/api/graphql/socket-limits';
-import { DEFAULT_LIMITS } from '../../src/config';
 
 const COMP01 = join(__dirname, '../../../shared/datasets/itc2007-ctt/comp01.ctt');
 
@@ -24,7 +22,7 @@ const format = createErrorFormatter({ production: false });
 const viewer = (roles: ApiRole[]): Viewer => ({ subject: `${roles.join('-')}-1`, roles: new Set(roles), grants: new Set(), expiresAt: null });
 
 async function run(source: string, variableValues: Record<string, unknown> = {}, roles: ApiRole[] = [ApiRole.SCHEDULER]) {
-  const contextValue = createContext({ engine, hub: new JobEventHub(engine), logger: silentLogger, services: { orm: ctx.db.orm }, openDashboard: new SocketLimits(DEFAULT_LIMITS.socket).openDashboard }, viewer(roles));
+  const contextValue = createContext({ engine, hub: new JobEventHub(engine), logger: silentLogger, services: { orm: ctx.db.orm } }, viewer(roles));
   const result = await graphql({ schema, source, variableValues, contextValue });
   return {
     data: result.data as Record<string, any> | null | undefined,

@@ -18,8 +18,6 @@ export interface ApiDependencies {
   hub: JobEventHub;
   logger: Logger;
   services: ApiServices;
-  /** Opens a `jobEvents` subscription for a viewer within its cap; returns its release. */
-  openDashboard(viewer: Viewer): () => void;
 }
 
 /** Per-request batching loaders (one per HTTP request or socket operation). */
@@ -34,7 +32,6 @@ export type GraphQLContext = {
   hub: JobEventHub;
   logger: Logger;
   services: ApiServices;
-  openDashboard: ApiDependencies['openDashboard'];
   /** Per-execution state (loaders, and what domain modules key on them, like an EntityManager). */
   loaders: Loaders;
   /** Run-time charges of data-dependent fields, within what the operation's cost left. */
@@ -71,7 +68,6 @@ export function createContext(deps: ApiDependencies, viewer: Viewer | null): Gra
     hub: deps.hub,
     logger: deps.logger,
     services: deps.services,
-    openDashboard: deps.openDashboard,
     get loaders() {
       return (loaders ??= createLoaders(deps.engine));
     },

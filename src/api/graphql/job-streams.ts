@@ -61,16 +61,13 @@ export async function jobProgressStream(
  * Every visible job's events, optionally of some kinds only; never ends by itself. The
  * hub gives each job's events in rising sequence, each once.
  */
-export function jobEventsStream(hub: JobEventHub, kinds: readonly string[] | null | undefined, viewer: Viewer, onEnd?: () => void): AsyncIterableIterator<JobEvent> {
+export function jobEventsStream(hub: JobEventHub, kinds: readonly string[] | null | undefined, viewer: Viewer): AsyncIterableIterator<JobEvent> {
   const kindSet = kinds && kinds.length > 0 ? new Set(kinds) : null;
   const stopWatching = hub.watchAll((event) => {
     if (kindSet && !kindSet.has(event.kind)) return;
     if (!canSeeJob(viewer, event.job)) return;
     stream.push(event);
   });
-  const stream: EventStream<JobEvent> = new EventStream<JobEvent>(() => {
-    stopWatching();
-    onEnd?.();
-  });
+  const stream: EventStream<JobEvent> = new EventStream<JobEvent>(stopWatching);
   return stream;
 }

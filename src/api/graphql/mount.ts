@@ -63,7 +63,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       { engine, hub, logger },
       { intervalMs: settings.subscriptionResyncIntervalMs, batchSize: settings.subscriptionResyncBatchSize },
     );
-    const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {}, openDashboard: socketLimits.openDashboard };
+    const deps: ApiDependencies = { engine, hub, logger, services: options.services ?? {} };
     const formatError = createErrorFormatter({
       production: settings.production,
       onInternal: (error, ref) => logger.error({ err: error, ref }, 'GraphQL operation failed'),
@@ -125,7 +125,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
             return false;
           }
         },
-        onSubscribe: async (ctx, _id, payload) => {
+        onSubscribe: async (ctx, id, payload) => {
           const viewer = ctx.extra.viewer;
           if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
           const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length);
@@ -138,6 +138,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           if (tooComplex) return [tooComplex];
           const tooCostlyPerEvent = socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
           if (tooCostlyPerEvent) return [tooCostlyPerEvent];
+          const overDashboards = socketLimits.claimDashboard(ctx.extra.socket, id, viewer, document, payload.operationName);
+          if (overDashboards) return [overDashboards];
           const contextValue = createContext(deps, viewer);
           // A subscription pays its run-time charges on every event: they come out of the
           // per-event budget, not the one-off operation limit.
@@ -161,6 +163,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           return result.errors ? { ...result, errors: formatSocketErrors(result.errors) } : undefined;
         },
         onError: (_ctx, _id, _payload, errors) => formatSocketErrors(errors),
+        onComplete: (ctx, id) => socketLimits.operationEnded(ctx.extra.socket, id),
       },
       wsServer,
     );

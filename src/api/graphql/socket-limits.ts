@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { getOperationAST, OperationTypeNode, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import type WebSocket from 'ws';
 import type { VerifyClientCallbackAsync, WebSocketServer } from 'ws';
@@ -29,12 +29,15 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * - operations open per socket, and subscribe messages per subject (a rate with a burst
  *   allowance): beyond either the operation gets RATE_LIMITED, before any parse or read;
  * - the cost of a subscription's selection, paid again on every event, within a
- *   per-event budget (QUERY_TOO_COMPLEX).
+ *   per-event budget (QUERY_TOO_COMPLEX);
+ * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED).
  */
 export class SocketLimits {
   private readonly byAddress = new Map<string, number>();
   private readonly bySubject = new Map<string, number>();
   private readonly dashboards = new Map<string, number>();
+  /** Per socket, its open dashboards: operation id to subject. */
+  private readonly dashboardsBySocket = new WeakMap<WebSocket, Map<string, string>>();
   private readonly subscribes: KeyedRateLimiter;
 
   constructor(readonly settings: SocketLimitSettings) {
@@ -135,29 +138,79 @@ export class SocketLimits {
   }
 
   /**
-   * Opens one `jobEvents` subscription (a dashboard) for the viewer's subject, or refuses
-   * it (RATE_LIMITED) at the cap. A dashboard runs its selection for every job's every
-   * event, so its cost grows with the whole service's traffic, not with one job's: a few
-   * per person is what an office needs, and more from one token is a flood. Returns the
-   * release to call when the subscription ends.
+   * In onSubscribe, once the operation is otherwise admitted: a `jobEvents` subscription (a
+   * dashboard) claims one of its subject's dashboards, or is refused (RATE_LIMITED) at the
+   * cap. A dashboard runs its selection for every job's every event, so its cost grows
+   * with the whole service's traffic, not with one job's: a few per person is what an
+   * office needs, and more from one token is a flood. The claim ends with the operation
+   * (`operationEnded`) or with its socket, whichever comes first. Null if admitted.
    */
-  readonly openDashboard = (viewer: Viewer): (() => void) => {
+  claimDashboard(
+    socket: WebSocket,
+    id: string,
+    viewer: Viewer,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+  ): GraphQLError | null {
+    if (!isDashboard(document, operationName)) return null;
+    // Closed while the operation was being admitted: its 'close' has fired, nothing would release the claim.
+    if (socket.readyState !== socket.OPEN) return null;
     const max = this.settings.maxDashboardsPerSubject;
     if ((this.dashboards.get(viewer.subject) ?? 0) >= max) {
-      throw apiError(ErrorCode.RATE_LIMITED, `This token has ${max} jobEvents subscriptions open, the most allowed: complete one first`, { limit: max });
+      return apiError(ErrorCode.RATE_LIMITED, `This token has ${max} jobEvents subscriptions open, the most allowed: complete one first`, { limit: max });
     }
     this.count(this.dashboards, viewer.subject, +1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.count(this.dashboards, viewer.subject, -1);
-    };
-  };
+    let claims = this.dashboardsBySocket.get(socket);
+    if (!claims) {
+      const mine = new Map<string, string>();
+      claims = mine;
+      this.dashboardsBySocket.set(socket, mine);
+      socket.once('close', () => {
+        for (const subject of mine.values()) this.count(this.dashboards, subject, -1);
+        mine.clear();
+      });
+    }
+    claims.set(id, viewer.subject);
+    return null;
+  }
+
+  /** graphql-ws's onComplete: the operation `id` on this socket has ended (by itself, by the client, or by the socket closing). */
+  operationEnded(socket: WebSocket, id: string): void {
+    const claims = this.dashboardsBySocket.get(socket);
+    const subject = claims?.get(id);
+    if (subject === undefined) return;
+    claims!.delete(id);
+    this.count(this.dashboards, subject, -1);
+  }
 
   private count(map: Map<string, number>, key: string, delta: number): void {
     const next = (map.get(key) ?? 0) + delta;
     if (next <= 0) map.delete(key);
     else map.set(key, next);
   }
+}
+
+/** The subscription field that streams every job's events: what the dashboard cap counts. */
+const DASHBOARD_FIELD = 'jobEvents';
+
+/** Is the operation a subscription to `jobEvents`, at its root or through root fragments? */
+function isDashboard(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operation = getOperationAST(document, operationName ?? undefined);
+  if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) return false;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const visited = new Set<string>();
+  const selects = (set: SelectionSetNode): boolean =>
+    set.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value === DASHBOARD_FIELD;
+      if (selection.kind === Kind.INLINE_FRAGMENT) return selects(selection.selectionSet);
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      if (!fragment || visited.has(name)) return false;
+      visited.add(name);
+      return selects(fragment.selectionSet);
+    });
+  return selects(operation.selectionSet);
 }
