@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Authenticator } from '../../../src/api/auth/authenticator';
-import { ApiRole } from '../../../src/api/auth/viewer';
+import { ApiRole, READ_ALL_JOBS_GRANT } from '../../../src/api/auth/viewer';
 import { openDatabase } from '../../../src/database';
 import { inTransaction } from '../../../src/engine/db/sql';
 import { enqueueWith, type EnqueueRequest } from '../../../src/engine/enqueue';
@@ -36,7 +36,7 @@ import { ChaosFleet, type FleetRole } from './chaos-fleet';
 import { reproduceCommand, type ChaosOptions } from './chaos-options';
 import { ChaosRandom } from './chaos-random';
 import { formatReport, judge, type ChaosRunData, type ChaosVerdict, type FaultRecord } from './chaos-report';
-import { SubscriptionKeeper } from './chaos-subscriptions';
+import { SubscriptionKeeper, watcherAddress } from './chaos-subscriptions';
 
 /** Things to stop and remove, newest first; a step added after `run()` runs at once. */
 export class Cleanup {
@@ -180,7 +180,9 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
 
   // --- service processes -------------------------------------------------------------
   const jwt = { secret: randomBytes(48).toString('base64url'), issuer: 'jiaowu-chaos', audience: 'jiaowu-api' };
-  const token = await new Authenticator(jwt).sign({ sub: 'chaos-operator', roles: [ApiRole.ADMIN] }, '12h');
+  const signer = new Authenticator(jwt);
+  // The operator who cancels; the watchers have tokens of their own (below).
+  const token = await signer.sign({ sub: 'chaos-operator', roles: [ApiRole.ADMIN] }, '12h');
   const envFor = (_role: FleetRole): Record<string, string> => ({
     NODE_ENV: 'production',
     LOG_FORMAT: 'json',
@@ -192,16 +194,6 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
     JWT_ISSUER: jwt.issuer,
     JWT_AUDIENCE: jwt.audience,
     [CHAOS_KINDS_ENV]: '1',
-    // Every watcher and cancel comes from one operator token on 127.0.0.1 (one socket per
-    // watcher, as 200 people would open): the per-subject and per-address caps, sized for
-    // one person, are raised so that they measure the engine, not the API's limits.
-    WS_MAX_CONNECTIONS_PER_SUBJECT: '2000',
-    WS_MAX_CONNECTIONS_PER_ADDRESS: '2000',
-    WS_SUBSCRIBE_PER_SECOND: '2000',
-    WS_SUBSCRIBE_BURST: '20000',
-    RATE_LIMIT_PER_SUBJECT: '2000',
-    RATE_LIMIT_PER_ADDRESS: '2000',
-    RATE_LIMIT_BURST: '20000',
     // 5 processes × (8 + 4 + up to 10 ORM + LISTEN) stay below the private server's 200 connections.
     DB_POOL_SIZE: '8',
     JOB_LEASE_SECONDS: String(options.leaseSeconds),
@@ -235,7 +227,14 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
   const watched = new Set<string>();
   const keeper = new SubscriptionKeeper({
     wsUrls: apiUrls.map((url) => `${url.replace(/^http/, 'ws')}/graphql`),
-    token,
+    // One person a subscription, each with a token and an address of their own: the
+    // API's default per-subject and per-address caps hold.
+    watchers: await Promise.all(
+      Array.from({ length: options.subscriptions }, async (_, i) => ({
+        token: await signer.sign({ sub: `chaos-watcher-${i}`, roles: [ApiRole.VIEWER], scope: READ_ALL_JOBS_GRANT }, '12h'),
+        localAddress: watcherAddress(i),
+      })),
+    ),
     target: options.subscriptions,
     startedAt: startedAtEpochMs,
     pickJob: () => {
@@ -417,7 +416,7 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
   const subscriptions = keeper.records.map((r) => ({ ...r }));
   const terminal = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
   const hung = subscriptions.filter((r) => r.state === 'open' && terminal.has(finals.get(r.jobId)?.status ?? '')).slice(0, 20);
-  const probes = await Promise.all(hung.map(async (r) => ({ jobId: r.jobId, status: await keeper.probe(r.jobId, r.api) })));
+  const probes = await Promise.all(hung.map(async (r) => ({ jobId: r.jobId, status: await keeper.probe(r) })));
   keeper.close();
   const data: ChaosRunData = {
     options,

@@ -4,6 +4,10 @@
  * processes; when one ends, another starts on a fresh job. Records what each saw, so
  * the end of the run can check that every one ended with its job's final status.
  *
+ * Each open subscription is one person's: a token of its own subject and a socket from
+ * an address of its own (a loopback address of this machine), so the API's per-subject
+ * and per-address caps see what they would in an office: one socket per person.
+ *
  * A subscription that could not start (its snapshot read failed while the database
  * was down) is started again after a pause, as a client would; once it has its
  * snapshot, anything but a completion after a terminal event counts against the run.
@@ -19,9 +23,22 @@ const START_RETRY_MS = 500;
 /** At most this many subscriptions start per tick (every 100 ms). */
 const STARTS_PER_TICK = 50;
 
+/** Who watches: a subject's token and the local address its sockets come from. */
+export interface Watcher {
+  token: string;
+  localAddress: string;
+}
+
+/** Loopback address `i` of the watchers (127.0.0.1 stays the run's own). */
+export function watcherAddress(i: number): string {
+  return `127.0.${1 + Math.floor(i / 250)}.${2 + (i % 250)}`;
+}
+
 export interface WatchRecord {
   jobId: string;
   api: number;
+  /** The index of its watcher (see `SubscriptionKeeper`'s `watchers`). */
+  watcher: number;
   openedAtMs: number;
   /** Failed starts before the one that got its snapshot. */
   startFailures: number;
@@ -44,17 +61,23 @@ export class SubscriptionKeeper {
   private opening = true;
   private nextApi = 0;
   private closed = false;
+  /** Watchers holding no subscription now. */
+  private readonly idle: number[];
 
   constructor(
     private readonly deps: {
       wsUrls: string[];
-      token: string;
+      /** At least `target` of them: each holds one subscription at a time. */
+      watchers: Watcher[];
       target: number;
       /** A job to watch next (not finished as far as the caller knows), or undefined for none now. */
       pickJob: () => string | undefined;
       startedAt: number;
     },
-  ) {}
+  ) {
+    if (deps.watchers.length < deps.target) throw new Error(`${deps.target} subscriptions need as many watchers, not ${deps.watchers.length}`);
+    this.idle = deps.watchers.map((_, i) => i).reverse();
+  }
 
   start(): void {
     if (this.deps.target === 0) return;
@@ -78,19 +101,14 @@ export class SubscriptionKeeper {
   }
 
   /**
-   * A fresh subscription's first event for a job, on API process `api`: tells an event
-   * lost on the way (the fresh one gets the final status at once) from a dead socket.
-   * Resolves with its status, or null if none came within `timeoutMs`.
+   * A fresh subscription's first event for a record's job, by its watcher on the same API
+   * process: tells an event lost on the way (the fresh one gets the final status at once)
+   * from a dead socket. Resolves with its status, or null if none came within `timeoutMs`.
    */
-  probe(jobId: string, api: number, timeoutMs = 5_000): Promise<string | null> {
+  probe(record: WatchRecord, timeoutMs = 5_000): Promise<string | null> {
+    const jobId = record.jobId;
     return new Promise((resolve) => {
-      const client = createClient({
-        url: this.deps.wsUrls[api]!,
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${this.deps.token}` },
-        lazy: true,
-        retryAttempts: 0,
-      });
+      const client = this.clientFor(record, { keepAlive: 0 });
       let done = false;
       const finish = (status: string | null) => {
         if (done) return;
@@ -115,15 +133,35 @@ export class SubscriptionKeeper {
     this.clients.clear();
   }
 
+  /** A graphql-ws client of the record's watcher (its token, its address) to the record's API process. */
+  private clientFor(record: WatchRecord, options: { keepAlive: number }): Client {
+    const watcher = this.deps.watchers[record.watcher]!;
+    class WatcherSocket extends WebSocket {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols, { localAddress: watcher.localAddress });
+      }
+    }
+    return createClient({
+      url: this.deps.wsUrls[record.api]!,
+      webSocketImpl: WatcherSocket,
+      connectionParams: { authorization: `Bearer ${watcher.token}` },
+      lazy: true,
+      retryAttempts: 0,
+      keepAlive: options.keepAlive,
+    });
+  }
+
   private topUp(): void {
     if (!this.opening || this.closed) return;
     let room = Math.min(STARTS_PER_TICK, this.deps.target - this.active);
-    while (room-- > 0) {
+    while (room-- > 0 && this.idle.length > 0) {
       const jobId = this.deps.pickJob();
       if (!jobId) return;
+      const watcher = this.idle.pop()!;
       const record: WatchRecord = {
         jobId,
         api: this.nextApi++ % this.deps.wsUrls.length,
+        watcher,
         openedAtMs: Date.now() - this.deps.startedAt,
         startFailures: 0,
         snapshotStatus: null,
@@ -142,14 +180,7 @@ export class SubscriptionKeeper {
 
   private subscribe(record: WatchRecord): void {
     if (this.closed) return;
-    const client = createClient({
-      url: this.deps.wsUrls[record.api]!,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${this.deps.token}` },
-      lazy: true,
-      retryAttempts: 0,
-      keepAlive: 10_000,
-    });
+    const client = this.clientFor(record, { keepAlive: 10_000 });
     this.clients.set(record, client);
     // Disposing a client can still call this attempt's sink (complete, or error for the
     // closed socket): once the attempt has ended, its callbacks change nothing.
@@ -165,6 +196,7 @@ export class SubscriptionKeeper {
       record.error = why;
       if (record.startFailures >= START_ATTEMPTS || this.closed) {
         record.state = 'gave-up';
+        this.idle.push(record.watcher);
         return;
       }
       setTimeout(() => this.subscribe(record), START_RETRY_MS);
@@ -182,6 +214,7 @@ export class SubscriptionKeeper {
               record.state = 'errored';
               record.error = why;
               end();
+              this.idle.push(record.watcher);
             }
             return;
           }
@@ -202,6 +235,7 @@ export class SubscriptionKeeper {
             record.state = 'errored';
             record.error = why;
             end();
+            this.idle.push(record.watcher);
           }
         },
         complete: () => {
@@ -209,6 +243,7 @@ export class SubscriptionKeeper {
           if (record.state === 'starting') return failedStart('completed before its snapshot');
           if (record.state === 'open') record.state = 'completed';
           end();
+          this.idle.push(record.watcher);
         },
       },
     );
