@@ -167,11 +167,12 @@ export function createMakeupExamArrangementProcessor(options: MakeupExamArrangem
     // The solver starts by constructing: the step is entered now, as a small session can be
     // built before the solver's first report, which then already says "optimising".
     await enterStep(ctx, MakeupExamSteps.ASSIGNING_PERIODS);
-    let phase: ExamSolveProgress['phase'] | null = 'constructing';
+    // The solver constructs, then optimises; it never goes back.
+    let optimising = false;
     const onProgress = (p: ExamSolveProgress) => {
-      if (p.phase !== phase) {
-        phase = p.phase;
-        ctx.progress.step(p.phase === 'constructing' ? MakeupExamSteps.ASSIGNING_PERIODS : MakeupExamSteps.OPTIMISING);
+      if (p.phase === 'optimising' && !optimising) {
+        optimising = true;
+        ctx.progress.step(MakeupExamSteps.OPTIMISING);
       }
       ctx.progress.report(p.fraction, progressMessage(p));
     };
