@@ -1,44 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { JobEngine } from '../../src/engine/engine';
+import { describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/engine/errors';
 import { JobStatus } from '../../src/engine/types';
 import { findArrangement } from '../../src/exams/arrangement-service';
-import { MakeupExamSitting } from '../../src/exams/entities';
-import {
-  makeupExamArrangementRegistration,
-  MakeupExamSteps,
-  startMakeupExamArrangement,
-  type MakeupExamArrangementOptions,
-} from '../../src/exams/makeup-exam-arrangement';
+import { MakeupExamSteps } from '../../src/exams/makeup-exam-arrangement';
 import * as sessions from '../../src/exams/session-service';
-import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
+import { waitForJob } from '../support/engine-harness';
 import { createTermSession } from './exam-session-fixture';
+import { makeupExamJobs } from './makeup-exam-jobs';
 
 /** What MAKEUP_EXAM_AUTO refuses at start (a second run of a session, bad input), and how a run that cannot finish ends: at once, without retries, nothing half-saved. */
 
-let ctx: Awaited<ReturnType<typeof createTestDb>>;
-let engine: JobEngine | undefined;
-const em = () => ctx.db.orm.em.fork();
-
-beforeAll(async () => {
-  ctx = await createTestDb('exam_auto_fail');
-});
-afterEach(async () => {
-  await engine?.stop(2_000);
-  engine = undefined;
-});
-afterAll(async () => {
-  await ctx.close();
-});
-
-async function examEngine(options: MakeupExamArrangementOptions = {}, attemptLimit = 3): Promise<JobEngine> {
-  engine = buildEngine({ db: ctx.db, registrations: [makeupExamArrangementRegistration({ consumers: 2 }, options)], settings: { attemptLimit } });
-  await engine.start();
-  return engine;
-}
-
-const start = (input: { sessionId: string; timeLimitSeconds?: number; seed?: number; maxIterations?: number }) =>
-  startMakeupExamArrangement({ em: em(), engine: engine! }, input, 'tester');
+const jobs = makeupExamJobs('exam_auto_fail');
+const { em, examEngine, start, sittingsOf } = jobs;
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   const error = await promise.then(
@@ -49,13 +22,6 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   return { code: (error as EngineError).code, message: (error as EngineError).message };
 }
 
-async function sittingsOf(sessionId: string): Promise<string[]> {
-  const arrangement = await findArrangement(em(), sessionId);
-  if (!arrangement) return [];
-  const rows = await em().find(MakeupExamSitting, { arrangement }, { populate: ['exam', 'period', 'room', 'invigilator'] });
-  return rows.map((s) => `${s.exam.code}@${s.period.position}:${s.room?.code ?? '-'}x${s.seats}/${s.invigilator?.id ?? '-'}`).sort();
-}
-
 describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
   it('a second start while one runs is a CONFLICT naming the running job', async () => {
     await examEngine();
@@ -64,10 +30,10 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     const error = await refusal(start({ sessionId: session.id, timeLimitSeconds: 5 }));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain(first.id);
-    await engine!.cancel(first.id);
-    expect((await waitForJob(engine!, first.id)).status).toBe(JobStatus.CANCELLED);
+    await jobs.engine.cancel(first.id);
+    expect((await waitForJob(jobs.engine, first.id)).status).toBe(JobStatus.CANCELLED);
     const again = await start({ sessionId: session.id, timeLimitSeconds: 1 });
-    expect((await waitForJob(engine!, again.id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
+    expect((await waitForJob(jobs.engine, again.id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
   });
   it('refuses bad input at start with BAD_USER_INPUT naming the field; nothing is enqueued', async () => {
     await examEngine();
@@ -84,19 +50,19 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     expect(await refusal(start({ sessionId: empty.id }))).toMatchObject({ message: expect.stringMatching(/has no rooms/) });
     await sessions.addRoom(em(), { sessionId: empty.id, code: 'R', capacity: 10 });
     expect(await refusal(start({ sessionId: empty.id }))).toMatchObject({ message: expect.stringMatching(/no student of session AUTO-EMPTY scored below the passing score \(60\)/) });
-    const { rows } = await ctx.db.pool.query(`select count(*)::int as n from jobs where kind = 'MAKEUP_EXAM_AUTO' and input->>'sessionId' in ($1, $2)`, [session.id, empty.id]);
+    const { rows } = await jobs.db.pool.query(`select count(*)::int as n from jobs where kind = 'MAKEUP_EXAM_AUTO' and input->>'sessionId' in ($1, $2)`, [session.id, empty.id]);
     expect(rows[0].n).toBe(0);
     // The engine's own check refuses the same input when enqueued directly.
-    expect(await refusal(engine!.enqueue({ kind: 'MAKEUP_EXAM_AUTO', input: { sessionId: session.id, timeLimitSeconds: 9999 } }))).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(await refusal(jobs.engine.enqueue({ kind: 'MAKEUP_EXAM_AUTO', input: { sessionId: session.id, timeLimitSeconds: 9999 } }))).toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 
   it('a session changed during the solve fails at once without a retry, and nothing is saved', async () => {
-    await examEngine({}, 3);
+    await examEngine({}, { attemptLimit: 3 });
     const session = await createTermSession(em, 'AUTO-CHANGED', 6);
     const job = await start({ sessionId: session.id, timeLimitSeconds: 3 });
-    await waitForJob(engine!, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
+    await waitForJob(jobs.engine, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
     await sessions.updateMakeupSession(em(), session.id, { passingScore: 55 });
-    const done = await waitForJob(engine!, job.id, undefined, 20_000);
+    const done = await waitForJob(jobs.engine, job.id, undefined, 20_000);
     expect(done.status).toBe(JobStatus.FAILED);
     expect(done.errorMessage).toMatch(/session AUTO-CHANGED changed during the arrangement; the result was not saved/);
     expect(done.attempts).toBe(1); // a user-input failure is not retried
@@ -105,7 +71,7 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
 
   it('a session deleted before its job runs fails at once without a retry', async () => {
     const session = await createTermSession(em, 'AUTO-GONE', 7);
-    engine = buildEngine({ db: ctx.db, registrations: [makeupExamArrangementRegistration({ consumers: 1 })], settings: { attemptLimit: 3 } });
+    const engine = await examEngine({}, { attemptLimit: 3, consumers: 1, started: false });
     const job = await start({ sessionId: session.id, timeLimitSeconds: 1 });
     await sessions.deleteMakeupSession(em(), session.id);
     await engine.start();
@@ -118,15 +84,15 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     let failSave = false;
     await examEngine({ beforeSave: () => {
       if (failSave) throw new Error('disk full (injected)');
-    } }, 1);
+    } }, { attemptLimit: 1 });
     const session = await createTermSession(em, 'AUTO-SAVE', 8);
-    const first = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 1 })).id, undefined, 20_000);
+    const first = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 1 })).id, undefined, 20_000);
     expect(first.status).toBe(JobStatus.SUCCEEDED);
     const before = await sittingsOf(session.id);
     const arrangementBefore = await findArrangement(em(), session.id);
     expect(before.length).toBeGreaterThan(0);
     failSave = true;
-    const failed = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 2 })).id, undefined, 20_000);
+    const failed = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 2 })).id, undefined, 20_000);
     expect(failed.status).toBe(JobStatus.FAILED);
     expect(failed.errorMessage).toMatch(/disk full \(injected\)/);
     expect((await findArrangement(em(), session.id))!.id).toBe(arrangementBefore!.id);

@@ -1,5 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { JobEngine } from '../../src/engine/engine';
+import { describe, expect, it } from 'vitest';
 import { JobStatus, type JobEvent } from '../../src/engine/types';
 import { evaluateSession, findArrangement, solutionText } from '../../src/exams/arrangement-service';
 import { MakeupExamSitting } from '../../src/exams/entities';
@@ -9,58 +8,25 @@ import { parseItc2007Exam } from '../../src/exams/formats/itc2007-exam-format';
 import { parseItc2007Solution } from '../../src/exams/formats/itc2007-solution-format';
 import { parseToronto } from '../../src/exams/formats/toronto-format';
 import { parseTorontoSolution } from '../../src/exams/formats/toronto-solution-format';
-import {
-  makeupExamArrangementRegistration,
-  MakeupExamSteps,
-  startMakeupExamArrangement,
-  type MakeupExamArrangementOptions,
-  type MakeupExamArrangementResult,
-} from '../../src/exams/makeup-exam-arrangement';
+import { MakeupExamSteps, type MakeupExamArrangementResult } from '../../src/exams/makeup-exam-arrangement';
 import { loadSessionModel } from '../../src/exams/session-model';
-import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
+import { waitForJob } from '../support/engine-harness';
 import { createTermSession } from './exam-session-fixture';
+import { makeupExamJobs } from './makeup-exam-jobs';
 import { TINY_CRS, TINY_EXAM, TINY_STU } from './tiny-instances';
 
-let ctx: Awaited<ReturnType<typeof createTestDb>>;
-let engine: JobEngine | undefined;
-const em = () => ctx.db.orm.em.fork();
-
-beforeAll(async () => {
-  ctx = await createTestDb('exam_auto');
-});
-afterEach(async () => {
-  await engine?.stop(2_000);
-  engine = undefined;
-});
-afterAll(async () => {
-  await ctx.close();
-});
-
-async function examEngine(options: MakeupExamArrangementOptions = {}, attemptLimit = 3): Promise<JobEngine> {
-  engine = buildEngine({ db: ctx.db, registrations: [makeupExamArrangementRegistration({ consumers: 2 }, options)], settings: { attemptLimit } });
-  await engine.start();
-  return engine;
-}
-
-const start = (input: { sessionId: string; timeLimitSeconds?: number; seed?: number; maxIterations?: number }) =>
-  startMakeupExamArrangement({ em: em(), engine: engine! }, input, 'tester');
-
-async function sittingsOf(sessionId: string): Promise<string[]> {
-  const arrangement = await findArrangement(em(), sessionId);
-  if (!arrangement) return [];
-  const rows = await em().find(MakeupExamSitting, { arrangement }, { populate: ['exam', 'period', 'room', 'invigilator'] });
-  return rows.map((s) => `${s.exam.code}@${s.period.position}:${s.room?.code ?? '-'}x${s.seats}/${s.invigilator?.id ?? '-'}`).sort();
-}
+const jobs = makeupExamJobs('exam_auto');
+const { em, examEngine, start, sittingsOf } = jobs;
 
 describe('MAKEUP_EXAM_AUTO', () => {
   it('arranges a term session: SUCCEEDED, 0 hard violations, every step seen, saved with its evaluation', async () => {
     await examEngine();
     const events: JobEvent[] = [];
-    engine!.subscribe((e) => events.push(e));
+    jobs.engine.subscribe((e) => events.push(e));
     const session = await createTermSession(em, 'AUTO-TERM', 1);
     const job = await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 3 });
     expect(job.exclusiveKey).toBe(`makeup-exam-session:${session.id}`);
-    const done = await waitForJob(engine!, job.id, undefined, 30_000);
+    const done = await waitForJob(jobs.engine, job.id, undefined, 30_000);
     expect(done.errorMessage).toBeNull();
     expect(done.status).toBe(JobStatus.SUCCEEDED);
     const result = done.result as MakeupExamArrangementResult;
@@ -100,7 +66,7 @@ describe('MAKEUP_EXAM_AUTO', () => {
         return evaluateArrangement(model, parseTorontoSolution(text, model));
       }],
     ] as const) {
-      const done = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 1 })).id, undefined, 20_000);
+      const done = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 1 })).id, undefined, 20_000);
       expect(done.status, done.errorMessage ?? '').toBe(JobStatus.SUCCEEDED);
       const result = done.result as MakeupExamArrangementResult;
       expect(result.hardViolations).toBe(0);
@@ -117,7 +83,7 @@ describe('MAKEUP_EXAM_AUTO', () => {
     await examEngine();
     const session = await createTermSession(em, 'AUTO-SEED', 2);
     const run = async (seed: number) => {
-      const done = await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 60, seed, maxIterations: 8_000 })).id, undefined, 60_000);
+      const done = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 60, seed, maxIterations: 8_000 })).id, undefined, 60_000);
       expect(done.status, done.errorMessage ?? '').toBe(JobStatus.SUCCEEDED);
       expect((done.result as MakeupExamArrangementResult).stopReason).not.toBe('time');
       return { cost: (done.result as MakeupExamArrangementResult).cost, sittings: await sittingsOf(session.id) };
@@ -130,12 +96,12 @@ describe('MAKEUP_EXAM_AUTO', () => {
   it('reports the best cost every second while optimising; a cancel ends CANCELLED promptly and keeps the arrangement saved before', async () => {
     await examEngine();
     const session = await createTermSession(em, 'AUTO-CANCEL', 3);
-    expect((await waitForJob(engine!, (await start({ sessionId: session.id, timeLimitSeconds: 1 })).id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
+    expect((await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1 })).id, undefined, 20_000)).status).toBe(JobStatus.SUCCEEDED);
     const before = await sittingsOf(session.id);
     const events: JobEvent[] = [];
-    engine!.subscribe((e) => events.push(e));
+    jobs.engine.subscribe((e) => events.push(e));
     const job = await start({ sessionId: session.id, timeLimitSeconds: 60, seed: 9 });
-    await waitForJob(engine!, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
+    await waitForJob(jobs.engine, job.id, (j) => j.currentStep === MakeupExamSteps.OPTIMISING, 20_000);
     // While it optimises, progress (the best cost so far) arrives at least once a second.
     const optimisingFrom = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 3_500));
@@ -145,8 +111,8 @@ describe('MAKEUP_EXAM_AUTO', () => {
     // Once a second, with slack for a loaded machine; a stalled reporter shows the whole solve.
     for (let i = 1; i < progress.length; i++) expect(progress[i].occurredAt.getTime() - progress[i - 1].occurredAt.getTime()).toBeLessThan(2_000);
     const asked = Date.now();
-    await engine!.cancel(job.id);
-    const done = await waitForJob(engine!, job.id, undefined, 10_000);
+    await jobs.engine.cancel(job.id);
+    const done = await waitForJob(jobs.engine, job.id, undefined, 10_000);
     expect(done.status).toBe(JobStatus.CANCELLED);
     // The worker is asked to stop and answers within milliseconds (terminated after 1 s at worst).
     expect(Date.now() - asked).toBeLessThan(3_000);
