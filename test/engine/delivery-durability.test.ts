@@ -48,6 +48,37 @@ function gate() {
 }
 
 /**
+ * Starts an engine running only `kind` (one consumer), enqueues one job of it and returns
+ * once its first run has begun. `run` is the processor, told which call this is.
+ */
+async function firstRunBegun(
+  kind: string,
+  run: (call: number, context: { signal: AbortSignal }) => Promise<unknown>,
+  leaseSeconds?: number,
+): Promise<{ jobId: string; calls: () => number }> {
+  const begun = gate();
+  let calls = 0;
+  engine = buildEngine({
+    db: ctx.db,
+    registrations: [
+      {
+        kind,
+        defaults: { consumers: 1, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) },
+        processor: async (context) => {
+          calls++;
+          begun.open();
+          return run(calls, context);
+        },
+      },
+    ],
+  });
+  await engine.start();
+  const { job } = await engine.enqueue({ kind, input: {} });
+  await begun.opened;
+  return { jobId: job.id, calls: () => calls };
+}
+
+/**
  * What a database crash that loses the claim's commit (claims commit without fsync)
  * leaves behind: the outbox row and the job as they were before the claim. The runner
  * does not know; it goes on with the job.
@@ -68,109 +99,61 @@ async function loseClaim(jobId: string): Promise<void> {
 
 describe('a claim lost in a database crash is sent again at once (not left to the republisher)', () => {
   it('found by the heartbeat: the aborted job goes back to PENDING and runs again', async () => {
-    const started = gate();
-    let calls = 0;
-    engine = buildEngine({
-      db: ctx.db,
-      registrations: [
-        {
-          kind: 'LOST_HEARTBEAT',
-          // The shortest lease: the heartbeat comes after 5 s.
-          defaults: { consumers: 1, leaseSeconds: 5 },
-          processor: async ({ signal }) => {
-            calls++;
-            if (calls === 1) {
-              started.open();
-              await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-              throw signal.reason;
-            }
-            return 'second run';
-          },
-        },
-      ],
-    });
-    await engine.start();
-    const { job } = await engine.enqueue({ kind: 'LOST_HEARTBEAT', input: {} });
-    await started.opened;
-    await loseClaim(job.id);
+    // The shortest lease: the heartbeat comes after 5 s.
+    const { jobId, calls } = await firstRunBegun(
+      'LOST_HEARTBEAT',
+      async (call, { signal }) => {
+        if (call > 1) return 'second run';
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        throw signal.reason;
+      },
+      5,
+    );
+    await loseClaim(jobId);
     // Heartbeat within 5 s, then the publisher at once; the maintenance passes do not run here.
-    const done = await waitForJob(engine, job.id, undefined, 15_000);
+    const done = await waitForJob(engine!, jobId, undefined, 15_000);
     expect(done.status).toBe(JobStatus.SUCCEEDED);
     expect(done.result).toBe('second run');
-    expect(calls).toBe(2);
-    const rows = await outboxRows(ctx.db.pool, job.id);
+    expect(calls()).toBe(2);
+    const rows = await outboxRows(ctx.db.pool, jobId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ state: 'COMPLETED', processing_attempts: 1 });
   });
 
   it('found by the completion (after the delivery was settled): the job goes back to PENDING and runs again', async () => {
-    const started = gate();
     const finish = gate();
-    let calls = 0;
-    engine = buildEngine({
-      db: ctx.db,
-      registrations: [
-        {
-          kind: 'LOST_COMPLETION',
-          defaults: { consumers: 1 },
-          processor: async () => {
-            calls++;
-            if (calls === 1) {
-              started.open();
-              await finish.opened;
-              return 'first run';
-            }
-            return 'second run';
-          },
-        },
-      ],
+    const { jobId, calls } = await firstRunBegun('LOST_COMPLETION', async (call) => {
+      if (call > 1) return 'second run';
+      await finish.opened;
+      return 'first run';
     });
-    await engine.start();
-    const { job } = await engine.enqueue({ kind: 'LOST_COMPLETION', input: {} });
-    await started.opened;
-    await loseClaim(job.id);
+    await loseClaim(jobId);
     finish.open();
-    const done = await waitForJob(engine, job.id, undefined, 10_000);
+    const done = await waitForJob(engine!, jobId, undefined, 10_000);
     expect(done.status).toBe(JobStatus.SUCCEEDED);
     expect(done.result).toBe('second run');
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
   });
 
   it('a lease taken over by another runner is left alone (no extra copy)', async () => {
-    const started = gate();
     const finish = gate();
-    let calls = 0;
-    engine = buildEngine({
-      db: ctx.db,
-      registrations: [
-        {
-          kind: 'TAKEN_OVER',
-          defaults: { consumers: 1 },
-          processor: async () => {
-            calls++;
-            started.open();
-            await finish.opened;
-            return 'done';
-          },
-        },
-      ],
+    const { jobId, calls } = await firstRunBegun('TAKEN_OVER', async () => {
+      await finish.opened;
+      return 'done';
     });
-    await engine.start();
-    const { job } = await engine.enqueue({ kind: 'TAKEN_OVER', input: {} });
-    await started.opened;
     // The lease rescuer put the row back and the publisher sent it again: PUBLISHED with
     // the rescued claim's attempt count. The message on its way brings it back; the old
     // runner must not add another.
     await ctx.db.pool.query(
       `UPDATE job_outbox SET state = 'PUBLISHED', processing_token = NULL, lease_expires_at = NULL WHERE job_id = $1`,
-      [job.id],
+      [jobId],
     );
-    await ctx.db.pool.query(`UPDATE jobs SET status = 'QUEUED' WHERE id = $1`, [job.id]);
+    await ctx.db.pool.query(`UPDATE jobs SET status = 'QUEUED' WHERE id = $1`, [jobId]);
     finish.open();
     await until('the runner to be done with it', () => engine!.runner!.completionsPending() === 0 && engine!.runner!.activeByKind().TAKEN_OVER === 0);
     await sleep(500);
-    expect(calls).toBe(1);
-    expect((await outboxRows(ctx.db.pool, job.id))[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 1 });
+    expect(calls()).toBe(1);
+    expect((await outboxRows(ctx.db.pool, jobId))[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 1 });
   });
 });
 
