@@ -157,19 +157,15 @@ export function chaosRegistrations(defaults: KindDefaults = { consumers: 1 }): K
 }
 
 /**
- * Makes `startApp` register the stand-ins in place of the service's own processors
- * (AUTOMATIC_SCHEDULE, SCHEDULE_PUBLISH), keeping the consumer counts it reads from
- * the configuration, and returns the extra kinds to pass it (MAKEUP_EXAM_AUTO, which
- * the service does not run yet). `startApp` has no option to replace a kind, so this
- * swaps the registration factories on their CommonJS modules, which app.ts reads at
- * call time; `assertChaosKinds` checks afterwards that the swap took.
+ * The stand-ins to pass `startApp` as `extraKinds`: each takes the place of the service's
+ * own kind of that name, with the consumer count the configuration gives that kind.
  */
-export function installChaosKinds(consumersOf: (kind: JobKind) => number): KindRegistration<any, any>[] {
-  const automaticSchedule = require('../../src/scheduling/automatic-schedule') as Record<string, unknown>;
-  const schedulePublish = require('../../src/scheduling/schedule-publish') as Record<string, unknown>;
-  automaticSchedule.automaticScheduleRegistration = (defaults: KindDefaults) => shortRegistration(defaults);
-  schedulePublish.schedulePublishRegistration = (defaults: KindDefaults) => flakyRegistration(defaults);
-  return [slowRegistration({ consumers: consumersOf(CHAOS_KIND.slow) })];
+export function chaosKindsFor(consumersOf: (kind: JobKind) => number): KindRegistration<any, any>[] {
+  return [
+    shortRegistration({ consumers: consumersOf(CHAOS_KIND.short) }),
+    flakyRegistration({ consumers: consumersOf(CHAOS_KIND.flaky) }),
+    slowRegistration({ consumers: consumersOf(CHAOS_KIND.slow) }),
+  ];
 }
 
 /** Throws unless every service kind in `registry` runs a chaos stand-in. */

@@ -11,7 +11,7 @@ import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/engine/logger';
 import type { KindRegistration } from '../../src/engine/registry';
-import { assertChaosKinds, CHAOS_KINDS_ENV, installChaosKinds } from './chaos-kinds';
+import { assertChaosKinds, CHAOS_KINDS_ENV, chaosKindsFor } from './chaos-kinds';
 import { TEST_KINDS_ENV, testKindRegistrations } from './test-kinds';
 
 export const TEST_SLEEP_KIND = 'TEST_SLEEP';
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const standIns = new Set((process.env[TEST_KINDS_ENV] ?? '').split(',').filter(Boolean));
   const chaos = process.env[CHAOS_KINDS_ENV] === '1';
   const extraKinds: KindRegistration<any, any>[] = chaos
-    ? installChaosKinds((kind) => config.engine.kinds[kind].consumers)
+    ? chaosKindsFor((kind) => config.engine.kinds[kind].consumers)
     : [testSleep, ...testKindRegistrations().filter((r) => standIns.has(r.kind))];
   const app = await startApp(config, logger, { extraKinds });
   if (chaos) assertChaosKinds(app.engine.registry);
