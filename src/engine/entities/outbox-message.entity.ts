@@ -62,6 +62,10 @@ export class OutboxMessageEntity {
   @Property({ type: 'integer', default: 0 })
   processingAttempts: number = 0;
 
+  /** Times its last attempt was spared (spare-attempt.ts), at most MAX_SPARED_ATTEMPTS. */
+  @Property({ type: 'integer', default: 0 })
+  sparedAttempts: number = 0;
+
   @Property({ type: 'text', nullable: true })
   lastError?: string | null;
 
