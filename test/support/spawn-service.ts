@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { transpiledServiceEntry } from './transpiled-service';
 
 const ROOT = path.resolve(__dirname, '../..');
-/** Compiled (a benchmark under dist/): run the compiled entry; otherwise through ts-node. */
+/** Compiled (a benchmark under dist/): run the compiled entry; otherwise the sources transpiled once (transpiled-service.ts). */
 const COMPILED = __filename.endsWith('.js');
 /** The output kept for failure messages: its tail, so a long run cannot grow it without bound. */
 const OUTPUT_TAIL_CHARS = 1_000_000;
@@ -21,15 +22,12 @@ export interface ServiceProcess {
 /**
  * Starts test/support/service-process.ts (the real service plus the TEST_SLEEP kind)
  * as a child process and resolves once it prints READY. From compiled code (the
- * benchmarks) it starts the compiled service-process.js beside this file; `entry`
- * names another compiled one (see transpiled-service.ts).
+ * benchmarks) it starts the compiled service-process.js beside this file; from the
+ * sources, their one-time transpile (transpiled-service.ts: what ts-node would do in
+ * every process, done once); `entry` names another compiled one.
  */
 export async function spawnService(env: Record<string, string>, timeoutMs = 60_000, entry?: string): Promise<ServiceProcess> {
-  const args = entry
-    ? [entry]
-    : COMPILED
-      ? [path.join(__dirname, 'service-process.js')]
-      : ['-r', 'ts-node/register/transpile-only', 'test/support/service-process.ts'];
+  const args = [entry ?? (COMPILED ? path.join(__dirname, 'service-process.js') : transpiledServiceEntry())];
   const child = spawn(process.execPath, args, {
     cwd: COMPILED ? process.cwd() : ROOT,
     env: { ...process.env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'json', LOG_LEVEL: 'warn', ...env },
