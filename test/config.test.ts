@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, Role } from '../src/config';
 import { JobKind } from '../src/job-kinds';
+import { transpiledMain } from './support/transpiled-service';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -124,7 +125,7 @@ describe('loadConfig', () => {
 describe('the process with a bad setting', () => {
   function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+      const child = spawn(process.execPath, [transpiledMain()], {
         cwd: path.resolve(__dirname, '..'),
         env: { ...process.env, NODE_ENV: 'development', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { transpiledMain } from './support/transpiled-service';
 
 const ROOT = path.resolve(__dirname, '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jiaowu-port-taken-'));
@@ -34,7 +35,7 @@ async function occupyPort(): Promise<number> {
 
 it('names the port and how to pick another, and exits 1', async () => {
   const port = await occupyPort();
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+  const child = spawn(process.execPath, [transpiledMain()], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -62,3 +62,8 @@ export function transpiledServiceEntry(): string {
   }
   return entry;
 }
+
+/** Path of the transpiled src/main.js, the service's own entry (the same transpile as `transpiledServiceEntry`). */
+export function transpiledMain(): string {
+  return path.join(path.dirname(transpiledServiceEntry()), '..', '..', 'src', 'main.js');
+}
