@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { makeupExamsEn, makeupExamsZhCn } from '../../src/web/makeup-exams/locales';
+import { timetablingEn, timetablingZhCn } from '../../src/web/timetabling/locales';
+
+/** Every leaf as "path = value". */
+function leaves(value: unknown, path = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  if (typeof value === 'string') out.set(path, value);
+  else if (Array.isArray(value)) value.forEach((v, i) => leaves(v, `${path}[${i}]`).forEach((s, k) => out.set(k, s)));
+  else for (const [k, v] of Object.entries(value as object)) leaves(v, path ? `${path}.${k}` : k).forEach((s, key) => out.set(key, s));
+  return out;
+}
+
+const placeholders = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+
+describe.each([
+  ['timetabling', timetablingEn, timetablingZhCn],
+  ['makeupExams', makeupExamsEn, makeupExamsZhCn],
+])('the %s strings', (_name, en, zh) => {
+  const english = leaves(en);
+  const chinese = leaves(zh);
+
+  it('have the same keys in English and Chinese, none empty', () => {
+    expect([...chinese.keys()].sort()).toEqual([...english.keys()].sort());
+    for (const [key, text] of [...english, ...chinese]) expect(text.trim(), key).not.toBe('');
+  });
+
+  it('use the same placeholders in both languages', () => {
+    for (const [key, text] of english) expect(placeholders(chinese.get(key)!), key).toEqual(placeholders(text));
+  });
+
+  it('are Chinese in Chinese (each string has a Han character or is a code, number or dash)', () => {
+    for (const [key, text] of chinese) {
+      const untranslatable = /^[\sA-Za-z0-9.\-–—{}:()（）]*$/.test(text) && !/[a-z]{4,}/.test(text.replace(/\{\{\w+\}\}/g, ''));
+      expect(/\p{Script=Han}/u.test(text) || untranslatable, `${key}: ${text}`).toBe(true);
+    }
+  });
+});
