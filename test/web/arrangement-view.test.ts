@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupByPeriod, joinSittings, normaliseStudentCode, periodText, type SessionParts } from '../../src/web/makeup-exams/arrangement-view';
+import { groupByPeriod, joinSittings, normaliseStudentCode, periodText, type SessionParts } from '../../src/web/views/makeup-exams/arrangement-view';
 
 const parts: SessionParts = {
   exams: [

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictKind, findPlanConflicts } from '../../src/web/timetabling/plan-conflicts';
-import { buildPlanGrid, defaultResource, GridAxis } from '../../src/web/timetabling/plan-grid';
-import { joinPlanLectures, type AssignmentRow, type TermResources } from '../../src/web/timetabling/plan-lecture';
-import { buildWeekGrid } from '../../src/web/timetabling/week-grid';
+import { ConflictKind, findPlanConflicts } from '../../src/web/views/timetabling/plan-conflicts';
+import { buildPlanGrid, defaultResource, GridAxis } from '../../src/web/views/timetabling/plan-grid';
+import { joinPlanLectures, type AssignmentRow, type TermResources } from '../../src/web/views/timetabling/plan-lecture';
+import { buildWeekGrid } from '../../src/web/views/timetabling/week-grid';
 
 const term: TermResources = {
   teachers: [

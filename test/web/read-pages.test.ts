@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAllPages, readCurricula } from '../../src/web/timetabling/read-pages';
+import { readAllPages, readCurricula } from '../../src/web/views/timetabling/read-pages';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `id${String(i).padStart(4, '0')}` }));
 

@@ -1,9 +1,10 @@
 /**
- * The Make-up exams views' strings (i18next namespace `makeupExams`), in English and
+ * The Make-up exams views' strings (i18next namespace `makeup-exams`, from this folder's name), in English and
  * in the office's Chinese (补考, 考场, 监考, 场次…). Both languages have the same keys
- * (test/web/locales.test.ts).
+ * (test/web/messages.test.ts).
  */
 export const makeupExamsEn = {
+  nav: 'Make-up exams',
   title: 'Make-up exams',
   sessions: {
     heading: 'Make-up exam sessions',
@@ -109,6 +110,7 @@ export const makeupExamsEn = {
 type Strings<T> = { [K in keyof T]: T[K] extends string ? string : Strings<T[K]> };
 
 export const makeupExamsZhCn: Strings<typeof makeupExamsEn> = {
+  nav: '补考',
   title: '补考',
   sessions: {
     heading: '补考场次',
@@ -210,3 +212,6 @@ export const makeupExamsZhCn: Strings<typeof makeupExamsEn> = {
   busy: '处理中…',
   error: '出错：{{message}}',
 };
+
+/** What src/web/i18n loads as this area's namespace. */
+export const messages = { en: makeupExamsEn, 'zh-CN': makeupExamsZhCn };

@@ -38,6 +38,8 @@ export const PAGE_SIZE = {
   /** 1 + CURRICULUM_COURSES a row. */
   curricula: 30,
   curriculumCourses: 30,
+  /** Curricula with one course id each, for their names (2 a row). */
+  curriculumNames: 400,
   /** 3 a row (the lecture, its course, its room). */
   assignments: 300,
   published: 500,

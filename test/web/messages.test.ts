@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { makeupExamsEn, makeupExamsZhCn } from '../../src/web/makeup-exams/locales';
-import { timetablingEn, timetablingZhCn } from '../../src/web/timetabling/locales';
+import { makeupExamsEn, makeupExamsZhCn } from '../../src/web/views/makeup-exams/messages';
+import { timetablingEn, timetablingZhCn } from '../../src/web/views/timetabling/messages';
 
 /** Every leaf as "path = value". */
 function leaves(value: unknown, path = ''): Map<string, string> {

@@ -1,9 +1,10 @@
 /**
- * The Timetabling views' strings (i18next namespace `timetabling`), in English and in
+ * The Timetabling views' strings (i18next namespace `timetabling`, from this folder's name), in English and in
  * the words Chinese academic-affairs offices use (排课, 课表, 教学计划, 锁定, 发布…).
- * Both languages have the same keys (test/web/locales.test.ts).
+ * Both languages have the same keys (test/web/messages.test.ts).
  */
 export const timetablingEn = {
+  nav: 'Timetabling',
   title: 'Timetabling',
   terms: {
     heading: 'Terms',
@@ -149,6 +150,7 @@ export const timetablingEn = {
 type Strings<T> = { [K in keyof T]: T[K] extends string ? string : T[K] extends readonly string[] ? readonly string[] : Strings<T[K]> };
 
 export const timetablingZhCn: Strings<typeof timetablingEn> = {
+  nav: '排课',
   title: '排课',
   terms: {
     heading: '学期',
@@ -290,3 +292,6 @@ export const timetablingZhCn: Strings<typeof timetablingEn> = {
   error: '出错：{{message}}',
   forbidden: '您的角色只能查看课表。',
 };
+
+/** What src/web/i18n loads as this area's namespace. */
+export const messages = { en: timetablingEn, 'zh-CN': timetablingZhCn };
