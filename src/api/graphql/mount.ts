@@ -15,6 +15,7 @@ import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
+import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
@@ -48,7 +49,7 @@ type SocketExtra = {
 
 /**
  * The API role's part of the HTTP server: Apollo Server at /graphql (POST and GET),
- * graphql-ws on the same port and path, and GraphiQL at /graphiql. Use as
+ * graphql-ws on the same port and path, GraphiQL at /graphiql, and the web page at /. Use as
  * `startHttpServer({ …, mount: graphqlMount(options) })`.
  */
 export function graphqlMount(options: GraphQLMountOptions): (app: Express, server: http.Server) => Promise<() => Promise<void>> {
@@ -234,6 +235,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     if (settings.graphiql) {
       app.get(GRAPHIQL_PATH, graphiqlHandler({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken }));
+    }
+    // Last: the page's fallback answers every GET path the routes above do not.
+    if (settings.webRoot) {
+      mountWebApp(app, { root: settings.webRoot, devToken: settings.production ? null : auth.devAdminToken, logger });
     }
 
     resync.start();
