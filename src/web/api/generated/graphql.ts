@@ -58,8 +58,8 @@ export type JobsQueryVariables = Exact<{
 
 
 export type JobsQuery = { jobs: { edges: Array<{ node:
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, scheduleResult: { penalty: number } | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, arrangementResult: { cost: number } | null }
         | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
        }> } };
 
@@ -162,6 +162,16 @@ export const JobsDocument = new TypedDocumentString(`
     edges {
       node {
         ...JobRow
+        ... on AutomaticScheduleJob {
+          scheduleResult {
+            penalty
+          }
+        }
+        ... on MakeupExamAutoJob {
+          arrangementResult {
+            cost
+          }
+        }
       }
     }
   }

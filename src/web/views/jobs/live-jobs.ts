@@ -1,16 +1,27 @@
 import { reactive, ref, shallowRef } from 'vue';
 import { request, subscribe, type ApiError, type Subscription } from '../../api/client';
 import { FrameBatch } from '../../api/frame-batch';
-import { JobEventsDocument, JobsDocument, type JobEventsSubscription, type JobKind, type JobRowFragment, type JobStatus } from '../../api/generated/graphql';
+import { JobEventsDocument, JobsDocument, type JobEventsSubscription, type JobKind, type JobRowFragment, type JobsQuery, type JobStatus } from '../../api/generated/graphql';
 import { bestPenalty } from '../../i18n/job-text';
 
 export type JobEvent = JobEventsSubscription['jobEvents'];
 export type JobRow = JobRowFragment & { bestPenalty: number | null };
 
+const TERMINAL = new Set<string>(['SUCCEEDED', 'FAILED', 'CANCELLED']);
+
 /** How many jobs the list shows. */
 export const LIST_SIZE = 50;
 /** New jobs seen on the socket are read in full (requested by, created) at most this often. */
 const REFETCH_MS = 1_000;
+
+type ListedJob = JobsQuery['jobs']['edges'][number]['node'];
+
+/** The penalty a job reports: its result's once it has one, else the solver's latest message. */
+function penaltyOf(job: ListedJob): number | null {
+  if ('scheduleResult' in job && job.scheduleResult) return job.scheduleResult.penalty;
+  if ('arrangementResult' in job && job.arrangementResult) return job.arrangementResult.cost;
+  return bestPenalty(job);
+}
 
 export interface Filters {
   kind: JobKind | '';
@@ -46,11 +57,12 @@ export function useLiveJobs(filters: Filters) {
       if (mine !== generation) return;
       const next: JobRow[] = [];
       for (const { node } of data.jobs.edges) {
+        const { scheduleResult: _s, arrangementResult: _a, ...fields } = node as ListedJob & { scheduleResult?: unknown; arrangementResult?: unknown };
         const known = byId.get(node.id);
         // An event newer than the page (it was read while events flowed) wins.
         if (known && known.sequence > node.sequence) next.push(known);
-        else if (known) next.push(Object.assign(known, node, { bestPenalty: bestPenalty(node) ?? known.bestPenalty }));
-        else next.push(reactive({ ...node, bestPenalty: bestPenalty(node) }) as JobRow);
+        else if (known) next.push(Object.assign(known, fields, { bestPenalty: penaltyOf(node) ?? known.bestPenalty }));
+        else next.push(reactive({ ...fields, bestPenalty: penaltyOf(node) }) as JobRow);
       }
       byId.clear();
       for (const row of next) byId.set(row.id, row);
@@ -86,6 +98,8 @@ export function useLiveJobs(filters: Filters) {
         row.updatedAt = event.occurredAt;
         row.bestPenalty = bestPenalty(event) ?? row.bestPenalty;
         if (event.reason === 'CANCEL_REQUESTED') row.cancelRequested = true;
+        // The result (its penalty) and the completion time are read with the page.
+        if (TERMINAL.has(event.status)) scheduleRefetch();
         continue;
       }
       if (!matches(event)) continue;
