@@ -1,6 +1,8 @@
 import type { Area } from '../../router';
-import SessionPage from './SessionPage.vue';
-import SessionsPage from './SessionsPage.vue';
+
+// Loaded when first opened, so the jobs list's first load does not carry them.
+const SessionsPage = () => import('./SessionsPage.vue');
+const SessionPage = () => import('./SessionPage.vue');
 
 export const routes: Area['routes'] = [
   { path: '/makeup-exams', component: SessionsPage, meta: { titleKey: 'makeup-exams:title' } },

@@ -1,8 +1,10 @@
 import type { Area } from '../../router';
-import PlanPage from './PlanPage.vue';
-import PublishedPage from './PublishedPage.vue';
-import TermPage from './TermPage.vue';
-import TermsPage from './TermsPage.vue';
+
+// Loaded when first opened, so the jobs list's first load does not carry them.
+const TermsPage = () => import('./TermsPage.vue');
+const TermPage = () => import('./TermPage.vue');
+const PublishedPage = () => import('./PublishedPage.vue');
+const PlanPage = () => import('./PlanPage.vue');
 
 export const routes: Area['routes'] = [
   { path: '/timetabling', component: TermsPage, meta: { titleKey: 'timetabling:title' } },
