@@ -37,10 +37,12 @@ import {
   TimetablingPublishedDocument,
   TimetablingStartScheduleDocument,
   TimetablingTermCoursesDocument,
+  TimetablingTermCurriculaDocument,
   TimetablingTermRoomsDocument,
   TimetablingTermsDocument,
   type TypedDocumentString,
 } from '../../src/web/api/generated/graphql';
+import { readAllPages, readCurricula } from '../../src/web/views/timetabling/read-pages';
 import { startTestApiServer, type TestApiServer } from '../api/support/api-server';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, requireChromium } from '../api/support/browser';
 import { createTermSession } from '../exams/exam-session-fixture';
@@ -215,6 +217,23 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     expect(await page.getByTestId('lecture').count()).toBe(theirs.length);
     for (const a of theirs) expect(await page.locator(`td[data-day="${a.day}"][data-period="${a.period}"] [data-assignment-id="${a.id}"]`).count()).toBe(1);
 
+    // By class group: every curriculum taking the course holds it at its day and period.
+    const curricula = await readCurricula(
+      async (first, after, courses) => (await api(TimetablingTermCurriculaDocument, { termId, first, after, courses })).term!.curricula,
+      async () => {
+        throw new Error('no demo curriculum has 30 courses');
+      },
+    );
+    const taking = curricula.filter((c) => c.courseIds.includes(course.id));
+    expect(taking.length).toBeGreaterThan(0);
+    await page.getByTestId('grid-axis').selectOption('curriculum');
+    for (const curriculum of taking) {
+      await page.getByTestId('grid-resource').selectOption(curriculum.id);
+      await lectureAt(page).waitFor();
+      const members = new Set(curriculum.courseIds);
+      expect(await page.getByTestId('lecture').count()).toBe(assignments.filter((a) => members.has(a.course.id)).length);
+    }
+
     // By room: the same lecture in its room's week.
     await page.getByTestId('grid-axis').selectOption('room');
     await page.getByTestId('grid-resource').selectOption(target.room.id);
@@ -279,6 +298,13 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     const jobId = (await started.getAttribute('data-job-id'))!;
     expect(await started.getByRole('link').getAttribute('href')).toBe(`/jobs/${jobId}`);
     expect((await waitForJob(engine, jobId, undefined, 60_000)).status).toBe('SUCCEEDED');
+    // Followed live on the plan's page: the job's status, then the plan read again, no reload.
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await expect.poll(() => started.getAttribute('data-status'), { timeout: 15_000 }).toBe('SUCCEEDED');
+    await expect.poll(() => page.getByTestId('plan-status').getAttribute('data-plan-status'), { timeout: 15_000 }).toBe('PUBLISHED');
+    await page.getByTestId('in-force').waitFor();
+    expect(await page.getByTestId('publish-plan').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
 
     await page.goto(`${server.url}/timetabling/terms/${termId}`);
     await expect.poll(() => page.locator(`tr[data-plan-id="${planId}"] [data-plan-status]`).getAttribute('data-plan-status')).toBe('PUBLISHED');
@@ -303,6 +329,16 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.getByTestId('published-resource').selectOption(published[0]!.roomId);
     const inRoom = (await api(TimetablingPublishedDocument, { termId, roomId: published[0]!.roomId, first: 500, after: null })).publishedTimetable;
     await expect.poll(() => page.getByTestId('published-entry').count()).toBe(inRoom.length);
+    for (const entry of inRoom) expect(await page.locator(`td[data-day="${entry.day}"][data-period="${entry.period}"] [data-course="${entry.courseCode}"]`).count()).toBe(1);
+    // By class group: the first curriculum code of the first entry.
+    await page.getByTestId('published-axis').selectOption('curriculum');
+    const curriculum = (await readAllPages(async (first, after) => (await api(TimetablingTermCurriculaDocument, { termId, first, after, courses: 1 })).term!.curricula, 400)).find(
+      (c) => c.code === published[0]!.curriculumCodes[0],
+    )!;
+    await page.getByTestId('published-resource').selectOption(curriculum.id);
+    const ofCurriculum = (await api(TimetablingPublishedDocument, { termId, curriculumId: curriculum.id, first: 500, after: null })).publishedTimetable;
+    await expect.poll(() => page.getByTestId('published-entry').count()).toBe(ofCurriculum.length);
+    expect(await page.locator(`td[data-day="${published[0]!.day}"][data-period="${published[0]!.period}"] [data-course="${published[0]!.courseCode}"]`).count()).toBe(1);
     await page.screenshot({ path: shot('published-1280'), fullPage: true });
   });
 
@@ -376,6 +412,19 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await expect.poll(() => page.getByTestId('sitting').count()).toBe(own.length);
     expect(await page.locator(`[data-testid="sitting"][data-exam="${exam.code}"]`).count()).toBe(1);
     await page.screenshot({ path: shot('makeup-1280'), fullPage: true });
+
+    // Arranged again from the page (another seed, a move budget): followed live, then the evaluation is the new arrangement's.
+    const form = page.getByTestId('arrange-form');
+    await form.getByLabel('Time limit').fill('10');
+    await form.getByLabel('Random seed').fill('2');
+    await form.getByLabel('Move budget').fill('2000');
+    await page.getByTestId('start-arrangement').click();
+    const started = page.getByTestId('job-started');
+    await started.waitFor();
+    const jobId = (await started.getAttribute('data-job-id'))!;
+    await expect.poll(() => started.getAttribute('data-status'), { timeout: 60_000 }).toBe('SUCCEEDED');
+    await expect.poll(() => page.getByTestId('exam-evaluation').innerText(), { timeout: 15_000 }).toContain(`Saved by job ${jobId} (seed 2)`);
+    await page.getByTestId('sitting').first().waitFor();
   });
 
   it('offers a viewer no start, publish, lock, copy or import', async () => {

@@ -26,6 +26,7 @@ export const makeupExamsEn = {
   },
   session: {
     heading: 'Session {{code}} – {{name}}',
+    headingCode: 'Session {{code}}',
     back: 'Back to the sessions',
     revision: 'Revision {{revision}}',
     passingScore: 'Passing score {{score}}',
@@ -132,6 +133,7 @@ export const makeupExamsZhCn: Strings<typeof makeupExamsEn> = {
   },
   session: {
     heading: '补考场次 {{code}} – {{name}}',
+    headingCode: '补考场次 {{code}}',
     back: '返回补考场次列表',
     revision: '版本 {{revision}}',
     passingScore: '及格线 {{score}} 分',

@@ -143,6 +143,7 @@ export const timetablingEn = {
     tooLarge: 'The file is larger than {{max}} KB.',
   },
   busy: 'Working…',
+  jobProgress: 'Progress of the job',
   error: 'Error: {{message}}',
   forbidden: 'Your role may only read timetables.',
 } as const;
@@ -289,6 +290,7 @@ export const timetablingZhCn: Strings<typeof timetablingEn> = {
     tooLarge: '文件超过 {{max}} KB。',
   },
   busy: '处理中…',
+  jobProgress: '任务进度',
   error: '出错：{{message}}',
   forbidden: '您的角色只能查看课表。',
 };
