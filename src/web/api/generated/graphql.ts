@@ -38,11 +38,11 @@ export const JobStatus = {
 } as const;
 
 export type JobStatus = typeof JobStatus[keyof typeof JobStatus];
-type JobRow_AutomaticScheduleJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null };
+type JobRow_AutomaticScheduleJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown };
 
-type JobRow_MakeupExamAutoJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null };
+type JobRow_MakeupExamAutoJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown };
 
-type JobRow_SchedulePublishJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null };
+type JobRow_SchedulePublishJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown };
 
 export type JobRowFragment =
   | JobRow_AutomaticScheduleJob_Fragment
@@ -58,9 +58,9 @@ export type JobsQueryVariables = Exact<{
 
 
 export type JobsQuery = { jobs: { edges: Array<{ node:
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, scheduleResult: { penalty: number } | null }
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, arrangementResult: { cost: number } | null }
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, scheduleResult: { penalty: number } | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, arrangementResult: { cost: number } | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
        }> } };
 
 export type JobDetailQueryVariables = Exact<{
@@ -69,9 +69,9 @@ export type JobDetailQueryVariables = Exact<{
 
 
 export type JobDetailQuery = { job:
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, plan: { id: string, name: string } | null, scheduleResult: { penalty: number, hardViolations: number, lecturesPlaced: number, lockedKept: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, arrangementResult: { cost: number, hardViolations: number, exams: number, students: number, periodsUsed: number, unplacedCount: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, publishResult: { penalty: number, entries: number, publishedAt: string } | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, plan: { id: string, name: string } | null, scheduleResult: { penalty: number, hardViolations: number, lecturesPlaced: number, lockedKept: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, arrangementResult: { cost: number, hardViolations: number, exams: number, students: number, periodsUsed: number, unplacedCount: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, publishResult: { penalty: number, entries: number, publishedAt: string } | null }
    | null };
 
 export type SignInCheckQueryVariables = Exact<{ [key: string]: never; }>;
@@ -89,9 +89,9 @@ export type CancelJobMutationVariables = Exact<{
 
 
 export type CancelJobMutation = { cancelJob:
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
    };
 
 export type RetryJobMutationVariables = Exact<{
@@ -100,9 +100,9 @@ export type RetryJobMutationVariables = Exact<{
 
 
 export type RetryJobMutation = { retryJob:
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
    };
 
 export type JobEventsSubscriptionVariables = Exact<{
@@ -110,14 +110,14 @@ export type JobEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobEventsSubscription = { jobEvents: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, progress: number, message: string | null, occurredAt: string } };
+export type JobEventsSubscription = { jobEvents: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, occurredAt: string } };
 
 export type JobProgressSubscriptionVariables = Exact<{
   jobId: string;
 }>;
 
 
-export type JobProgressSubscription = { jobProgress: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, progress: number, message: string | null, occurredAt: string } };
+export type JobProgressSubscription = { jobProgress: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, occurredAt: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -143,8 +143,11 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -154,6 +157,8 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }
     `, {"fragmentName":"JobRow"}) as unknown as TypedDocumentString<JobRowFragment, unknown>;
 export const JobsDocument = new TypedDocumentString(`
@@ -181,8 +186,11 @@ export const JobsDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -192,6 +200,8 @@ export const JobsDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<JobsQuery, JobsQueryVariables>;
 export const JobDetailDocument = new TypedDocumentString(`
     query JobDetail($id: ID!) {
@@ -241,8 +251,11 @@ export const JobDetailDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -252,6 +265,8 @@ export const JobDetailDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<JobDetailQuery, JobDetailQueryVariables>;
 export const SignInCheckDocument = new TypedDocumentString(`
     query SignInCheck {
@@ -275,8 +290,11 @@ export const CancelJobDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -286,6 +304,8 @@ export const CancelJobDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<CancelJobMutation, CancelJobMutationVariables>;
 export const RetryJobDocument = new TypedDocumentString(`
     mutation RetryJob($id: ID!) {
@@ -298,8 +318,11 @@ export const RetryJobDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -309,6 +332,8 @@ export const RetryJobDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<RetryJobMutation, RetryJobMutationVariables>;
 export const JobEventsDocument = new TypedDocumentString(`
     subscription JobEvents($kinds: [JobKind!]) {
@@ -319,8 +344,11 @@ export const JobEventsDocument = new TypedDocumentString(`
     reason
     status
     currentStep
+    currentStepCode
     progress
     message
+    messageCode
+    messageParams
     occurredAt
   }
 }
@@ -334,8 +362,11 @@ export const JobProgressDocument = new TypedDocumentString(`
     reason
     status
     currentStep
+    currentStepCode
     progress
     message
+    messageCode
+    messageParams
     occurredAt
   }
 }
