@@ -56,6 +56,18 @@ export const common = {
       },
     },
     messages: {
+      job: {
+        queued: 'Waiting for a worker',
+        started: 'Started',
+        'attempt-started': 'Attempt {{attempt}} started',
+        completed: 'Completed',
+        'cancel-requested': 'Cancellation requested',
+        'cancelled-before-start': 'Cancelled before it started',
+        cancelled: 'Cancelled',
+        failed: 'Failed',
+        'retry-scheduled': 'Attempt {{attempt}} failed; retrying in {{retryInSeconds}} s',
+        'retry-requested': 'Retry requested; waiting for a worker',
+      },
       solver: {
         progress: 'best penalty {{bestPenalty}}, {{hardViolations}} hard violations, {{moves}} moves',
         progressNone: 'no complete solution yet, {{moves}} moves',
@@ -125,6 +137,18 @@ export const common = {
       },
     },
     messages: {
+      job: {
+        queued: '等待执行',
+        started: '已开始',
+        'attempt-started': '第 {{attempt}} 次尝试已开始',
+        completed: '已完成',
+        'cancel-requested': '已请求取消',
+        'cancelled-before-start': '已在开始前取消',
+        cancelled: '已取消',
+        failed: '任务失败',
+        'retry-scheduled': '第 {{attempt}} 次尝试失败，{{retryInSeconds}} 秒后重试',
+        'retry-requested': '已请求重试，等待执行',
+      },
       solver: {
         progress: '当前最优罚分 {{bestPenalty}}，硬约束冲突 {{hardViolations}} 处，已搜索 {{moves}} 步',
         progressNone: '尚无完整解，已搜索 {{moves}} 步',

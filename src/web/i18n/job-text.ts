@@ -1,5 +1,6 @@
 import { exists, t } from './index';
 import { ApiError } from '../api/client';
+export { KIND_STEPS } from './kind-steps';
 
 /**
  * Job text in the page's language. The API gives each step and message a stable code
@@ -7,13 +8,6 @@ import { ApiError } from '../api/client';
  * translates the codes it knows (i18n/common.ts) and shows the server's sentence for any
  * other (the server writes it in the language the page asked for).
  */
-
-/** The steps of each kind in order (the job page's timeline); a kind not here shows the steps it has been seen in. */
-export const KIND_STEPS: Record<string, readonly string[]> = {
-  AUTOMATIC_SCHEDULE: ['schedule.loading-term', 'schedule.building-model', 'schedule.constructing', 'schedule.optimising', 'schedule.saving'],
-  SCHEDULE_PUBLISH: ['publish.validating', 'publish.publishing'],
-  MAKEUP_EXAM_AUTO: ['makeup.collecting', 'makeup.building-graph', 'makeup.assigning-periods', 'makeup.optimising', 'makeup.assigning-invigilators', 'makeup.saving'],
-};
 
 export interface StepLike {
   currentStep: string | null;
