@@ -39,6 +39,8 @@ function arg(name: string, fallback: string): string {
 const RATE = Number(arg('rate', '50'));
 const SECONDS = Number(arg('seconds', '20'));
 const WARMUP_SECONDS = Number(arg('warmup', '3'));
+/** Where the page is built and served from (a folder of its own for the benchmarks' smoke test). */
+const WEB_OUT = arg('web-out', 'dist/web');
 const STEP_MS = 100;
 /** Per running job: a STEP event per step and about one PROGRESS event a second. */
 const EVENTS_PER_JOB_SECOND = 1000 / STEP_MS + 1;
@@ -75,8 +77,8 @@ const PAGE_PROBE = () => {
 };
 
 async function main(): Promise<void> {
-  log(`building the page: npm run build:web`);
-  const build = execFileSync('npm', ['run', 'build:web', '--silent'], { cwd: ROOT, encoding: 'utf8' });
+  log(`building the page: npm run build:web (into ${WEB_OUT})`);
+  const build = execFileSync('npm', ['run', 'build:web', '--silent'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WEB_OUT_DIR: path.resolve(ROOT, WEB_OUT) } });
   const firstLoadLine = build.split('\n').find((line) => line.trim().startsWith('first load')) ?? '';
 
   const ctx = await createTestDb('bench_web');
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
   });
   await engine.start();
   const devToken = await new Authenticator({ ...TEST_JWT }).sign({ sub: 'dev-admin', roles: [ApiRole.ADMIN] }, '1h');
-  const server = await startTestApiServer({ engine, devAdminToken: devToken, settings: { webRoot: path.join(ROOT, 'dist/web') } });
+  const server = await startTestApiServer({ engine, devAdminToken: devToken, settings: { webRoot: path.resolve(ROOT, WEB_OUT) } });
   let emitted = 0;
   let counting = false;
   const unsubscribe = engine.subscribe(() => {
@@ -146,13 +148,14 @@ async function main(): Promise<void> {
     const [l1, l5, l15] = os.loadavg().map((v) => v.toFixed(2));
     const out = [
       '',
-      `web job list under events — npm run bench:web -- --rate ${RATE} --seconds ${SECONDS} (load average ${l1} ${l5} ${l15}, ${os.cpus().length} cores)`,
+      `web job list under ${RATE} events/s for ${SECONDS} s (load average ${l1} ${l5} ${l15}, ${os.cpus().length} cores)`,
       `  events emitted by the engine   ${(emitted / seconds).toFixed(1)} /s (${emitted} in ${seconds.toFixed(1)} s, ${CONCURRENT} jobs running, ${rows} rows shown)`,
       `  jobEvents received by the page ${(probe.messages / seconds).toFixed(1)} /s`,
       `  long tasks (> 50 ms)           ${probe.longTasks.length} (max ${longest.toFixed(0)} ms, total ${total.toFixed(0)} ms = ${((total / (seconds * 1000)) * 100).toFixed(2)} % of the time)`,
       `  frames                         ${(probe.frames.length / seconds).toFixed(1)} /s (worst gap ${gaps.length ? Math.max(...gaps).toFixed(0) : '—'} ms)`,
       `  first load                     DOMContentLoaded ${load.domContentLoaded.toFixed(0)} ms, load ${load.load.toFixed(0)} ms, first contentful paint ${load.fcp.toFixed(0)} ms (loopback)`,
       `  bundle                         ${firstLoadLine.trim()}`,
+      `reproduce: npm run bench:web${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       '',
     ];
     process.stdout.write(out.join('\n'));
