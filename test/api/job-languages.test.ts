@@ -227,4 +227,28 @@ describe('job steps and messages in the request language', () => {
     expect(await snapshot({}, { 'accept-language': 'zh-CN,zh;q=0.9' })).toEqual(chinese);
     expect(await snapshot({ locale: 'en' }, { 'accept-language': 'zh-CN' })).toEqual(english);
   });
+
+  it('a refusal carries a stable code and names the input it is about, and changes nothing', async () => {
+    const { plan } = await smallTerm(ctx.db, 'LANG-5');
+    const refused = async (variables: Record<string, unknown>) => {
+      const { body } = await gql(
+        server,
+        doc(`mutation($planId: ID!, $limit: Int) { startAutomaticSchedule(input: { planId: $planId, timeLimitSeconds: $limit }) { id } }`),
+        variables,
+        server.tokens.scheduler,
+        { 'accept-language': 'zh-CN' },
+      );
+      expect(body.data).toBeNull();
+      return body.errors![0]!.extensions;
+    };
+    // Refused by the argument checks, and by the domain's own.
+    expect(await refused({ planId: plan.id, limit: 0 })).toMatchObject({ code: 'BAD_USER_INPUT', field: 'timeLimitSeconds' });
+    expect(await refused({ planId: 'not-an-id', limit: 5 })).toMatchObject({ code: 'BAD_USER_INPUT', field: expect.stringMatching(/planId$/) });
+    // A plan no longer DRAFT is refused by the domain, naming the field.
+    const published = await ctx.db.pool.query(`update schedule_plans set status = 'PUBLISHED' where id = $1 returning id`, [plan.id]);
+    expect(published.rowCount).toBe(1);
+    expect(await refused({ planId: plan.id, limit: 5 })).toMatchObject({ code: 'BAD_USER_INPUT', field: 'planId' });
+    const { rows } = await ctx.db.pool.query(`select count(*)::int as n from jobs where kind = 'AUTOMATIC_SCHEDULE' and input->>'planId' = $1`, [plan.id]);
+    expect(rows[0].n).toBe(0);
+  });
 });
