@@ -127,7 +127,7 @@ export async function startMakeupExamArrangement(
   return deps.em.transactional(async (tx) => {
     const data = await loadSessionModel(tx, input.sessionId);
     const problem = arrangeable(data);
-    if (problem) throw badInput(`sessionId: ${problem.text}`, { field: 'sessionId', reason: problem.code, ...(problem.params ?? {}) });
+    if (problem) throw badInput(`sessionId: ${problem.text}`, { field: 'sessionId' });
     const { job } = await deps.engine.enqueue(
       { kind: JobKind.MAKEUP_EXAM_AUTO, input, requestedBy: requestedBy ?? null, exclusiveKey: makeupExamSessionKey(data.session.id) },
       tx,

@@ -154,7 +154,9 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await page.getByTestId('language').selectOption('zh-CN');
     await expect.poll(() => page.getByTestId('job-status').innerText()).toBe('已完成');
     const timeline = await page.getByTestId('timeline').innerText();
-    for (const step of ['加载学期数据', '构建模型', '构造初始课表', '优化中', '保存方案']) expect(timeline).toContain(step);
+    for (const step of ['加载学期数据', '构建排课模型', '构造初始课表', '优化课表', '保存排课方案']) expect(timeline).toContain(step);
+    // A message the page has no translation of comes from the server, asked for in Chinese.
+    await expect.poll(() => page.getByTestId('job-message').innerText()).toMatch(/[\u4e00-\u9fff]/);
     expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
     await page.screenshot({ path: shot('job-zh-1280') });
     await page.reload();

@@ -1,8 +1,10 @@
 /**
  * What every area shares: the layout, sign-in, job statuses, kinds, event reasons,
  * steps and error codes. Steps and messages are keyed by the codes the API gives
- * (`steps.<code>`, `messages.<code>`); `src/web/i18n/job-text.ts` falls back to the
- * server's sentence for a code this page does not know.
+ * (`currentStepCode` `schedule.loading-term` → `steps.schedule.loading-term`,
+ * `messageCode` → `messages.<code>`); for a code not here `src/web/i18n/job-text.ts`
+ * shows the server's sentence, which the server writes in the page's language
+ * (Accept-Language, the socket's `locale`).
  */
 export const common = {
   en: {
@@ -36,23 +38,40 @@ export const common = {
       RETRIED: 'Retried',
     },
     steps: {
-      'schedule.loading': 'Loading the term',
-      'schedule.building': 'Building the model',
-      'schedule.constructing': 'Constructing',
-      'schedule.optimising': 'Optimising',
-      'schedule.saving': 'Saving the plan',
-      'publish.validating': 'Validating the plan',
-      'publish.publishing': 'Publishing the plan',
-      'makeup.collecting': 'Collecting failed enrolments',
-      'makeup.building': 'Building the conflict graph',
-      'makeup.assigning': 'Assigning periods and rooms',
-      'makeup.optimising': 'Optimising',
-      'makeup.invigilators': 'Assigning invigilators',
-      'makeup.saving': 'Saving the arrangement',
-      test: 'Step {{n}}',
+      schedule: {
+        'loading-term': 'Loading the term',
+        'building-model': 'Building the model',
+        constructing: 'Constructing a first timetable',
+        optimising: 'Optimising',
+        saving: 'Saving the plan',
+      },
+      publish: { validating: 'Validating the plan', publishing: 'Publishing the plan' },
+      makeup: {
+        collecting: 'Collecting failed enrolments',
+        'building-graph': 'Building the conflict graph',
+        'assigning-periods': 'Assigning periods and rooms',
+        optimising: 'Optimising',
+        'assigning-invigilators': 'Assigning invigilators',
+        saving: 'Saving the arrangement',
+      },
     },
     messages: {
-      'solver.progress': 'best penalty {{bestPenalty}}, {{hardViolations}} hard violations, {{moves}} moves',
+      job: {
+        queued: 'Waiting for a worker',
+        started: 'Started',
+        'attempt-started': 'Attempt {{attempt}} started',
+        completed: 'Completed',
+        'cancel-requested': 'Cancellation requested',
+        'cancelled-before-start': 'Cancelled before it started',
+        cancelled: 'Cancelled',
+        failed: 'Failed',
+        'retry-scheduled': 'Attempt {{attempt}} failed; retrying in {{retryInSeconds}} s',
+        'retry-requested': 'Retry requested; waiting for a worker',
+      },
+      solver: {
+        progress: 'best penalty {{bestPenalty}}, {{hardViolations}} hard violations, {{moves}} moves',
+        progressNone: 'no complete solution yet, {{moves}} moves',
+      },
     },
     errors: {
       NETWORK: 'The service cannot be reached. Check the connection and try again.',
@@ -100,23 +119,40 @@ export const common = {
       RETRIED: '已重试',
     },
     steps: {
-      'schedule.loading': '加载学期数据',
-      'schedule.building': '构建模型',
-      'schedule.constructing': '构造初始课表',
-      'schedule.optimising': '优化中',
-      'schedule.saving': '保存方案',
-      'publish.validating': '校验方案',
-      'publish.publishing': '发布方案',
-      'makeup.collecting': '汇总不及格选课',
-      'makeup.building': '构建冲突图',
-      'makeup.assigning': '分配时段和考场',
-      'makeup.optimising': '优化中',
-      'makeup.invigilators': '分配监考教师',
-      'makeup.saving': '保存安排',
-      test: '第 {{n}} 步',
+      schedule: {
+        'loading-term': '加载学期数据',
+        'building-model': '构建排课模型',
+        constructing: '构造初始课表',
+        optimising: '优化课表',
+        saving: '保存排课方案',
+      },
+      publish: { validating: '校验方案', publishing: '发布方案' },
+      makeup: {
+        collecting: '汇总不及格选课记录',
+        'building-graph': '构建考试冲突图',
+        'assigning-periods': '安排考试时段与考场',
+        optimising: '优化考试安排',
+        'assigning-invigilators': '安排监考教师',
+        saving: '保存考试安排',
+      },
     },
     messages: {
-      'solver.progress': '最优罚分 {{bestPenalty}}，硬约束违反 {{hardViolations}} 处，已尝试 {{moves}} 步',
+      job: {
+        queued: '等待执行',
+        started: '已开始',
+        'attempt-started': '第 {{attempt}} 次尝试已开始',
+        completed: '已完成',
+        'cancel-requested': '已请求取消',
+        'cancelled-before-start': '已在开始前取消',
+        cancelled: '已取消',
+        failed: '任务失败',
+        'retry-scheduled': '第 {{attempt}} 次尝试失败，{{retryInSeconds}} 秒后重试',
+        'retry-requested': '已请求重试，等待执行',
+      },
+      solver: {
+        progress: '当前最优罚分 {{bestPenalty}}，硬约束冲突 {{hardViolations}} 处，已搜索 {{moves}} 步',
+        progressNone: '尚无完整解，已搜索 {{moves}} 步',
+      },
     },
     errors: {
       NETWORK: '无法连接服务，请检查网络后重试。',

@@ -1,81 +1,56 @@
 import { exists, t } from './index';
 import { ApiError } from '../api/client';
+export { KIND_STEPS } from './kind-steps';
 
 /**
- * The English sentences the engine's kinds name their steps with, to the page's step
- * codes: for a server that sends only the sentence (`currentStep`). A code from the API
- * (`currentStepCode`) is used as is.
+ * Job text in the page's language. The API gives each step and message a stable code
+ * with parameters (`currentStepCode`, `messageCode` + `messageParams`); the page
+ * translates the codes it knows (i18n/common.ts) and shows the server's sentence for any
+ * other (the server writes it in the language the page asked for).
  */
-const STEP_CODES: Record<string, string> = {
-  'Loading the term': 'schedule.loading',
-  'Building the model': 'schedule.building',
-  Constructing: 'schedule.constructing',
-  Optimising: 'schedule.optimising',
-  'Saving the plan': 'schedule.saving',
-  'Validating the plan': 'publish.validating',
-  'Publishing the plan': 'publish.publishing',
-  'Collecting failed enrolments': 'makeup.collecting',
-  'Building the conflict graph': 'makeup.building',
-  'Assigning periods and rooms': 'makeup.assigning',
-  'Assigning invigilators': 'makeup.invigilators',
-  'Saving the arrangement': 'makeup.saving',
-};
-
-/** The steps of each kind in order (the job page's timeline); a kind not here shows the steps it has been seen in. */
-export const KIND_STEPS: Record<string, readonly string[]> = {
-  AUTOMATIC_SCHEDULE: ['schedule.loading', 'schedule.building', 'schedule.constructing', 'schedule.optimising', 'schedule.saving'],
-  SCHEDULE_PUBLISH: ['publish.validating', 'publish.publishing'],
-  MAKEUP_EXAM_AUTO: ['makeup.collecting', 'makeup.building', 'makeup.assigning', 'makeup.optimising', 'makeup.invigilators', 'makeup.saving'],
-};
 
 export interface StepLike {
-  kind?: string;
   currentStep: string | null;
-  currentStepCode?: string | null;
+  currentStepCode: string | null;
 }
 
-/** A step's code: the API's, else the one its sentence maps to (per kind for sentences several kinds use), else null. */
-export function stepCode(job: StepLike): string | null {
-  if (job.currentStepCode) return job.currentStepCode;
-  const sentence = job.currentStep;
-  if (!sentence) return null;
-  if (sentence === 'Optimising' && job.kind === 'MAKEUP_EXAM_AUTO') return 'makeup.optimising';
-  if (STEP_CODES[sentence]) return STEP_CODES[sentence];
-  const numbered = /^step (\d+)$/.exec(sentence);
-  return numbered ? `test:${numbered[1]}` : null;
-}
+/** A step's key for the timeline: its code, else (a step written without one) its sentence. */
+export const stepKey = (job: StepLike): string | null => job.currentStepCode ?? job.currentStep;
 
 /** A step in the page's language: its code's translation, else the server's sentence. */
-export function stepLabel(codeOrJob: string | null | StepLike, sentence: string | null = null): string {
-  const code = typeof codeOrJob === 'string' || codeOrJob === null ? codeOrJob : stepCode(codeOrJob);
-  const fallback = typeof codeOrJob === 'object' && codeOrJob !== null ? codeOrJob.currentStep : sentence;
-  if (code?.startsWith('test:')) return t('steps.test', { n: code.slice(5) });
+export function stepLabel(job: StepLike): string {
+  const code = job.currentStepCode;
   if (code && exists(`steps.${code}`)) return t(`steps.${code}`);
-  return fallback ?? code ?? '';
+  return job.currentStep ?? code ?? '';
 }
+
+/** The label of a timeline entry (a code, or the sentence of a step that had none). */
+export const stepKeyLabel = (key: string): string => (exists(`steps.${key}`) ? t(`steps.${key}`) : key);
 
 export interface MessageLike {
   message: string | null;
-  messageCode?: string | null;
-  messageParams?: unknown;
+  messageCode: string | null;
+  messageParams: unknown;
 }
 
-/** A progress message in the page's language: its code's translation with its parameters, else the sentence. */
+const paramsOf = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** A progress message in the page's language: its code's translation with its parameters, else the server's sentence. */
 export function messageLabel(event: MessageLike): string {
-  const params = event.messageParams && typeof event.messageParams === 'object' ? (event.messageParams as Record<string, unknown>) : {};
+  const params = paramsOf(event.messageParams);
+  if (event.messageCode === 'solver.progress' && params.bestPenalty === null) return t('messages.solver.progressNone', params);
   if (event.messageCode && exists(`messages.${event.messageCode}`)) return t(`messages.${event.messageCode}`, params);
   return event.message ?? '';
 }
 
-/** The solver's best penalty so far: from the message's parameters, else read from its sentence. */
+/** The solver's best penalty so far (`solver.progress`'s `bestPenalty`), or null. */
 export function bestPenalty(event: MessageLike): number | null {
-  const params = event.messageParams as { bestPenalty?: unknown } | null | undefined;
-  if (params && typeof params.bestPenalty === 'number' && Number.isFinite(params.bestPenalty)) return params.bestPenalty;
-  const match = /best (?:penalty|cost) (\d+(?:\.\d+)?)/.exec(event.message ?? '');
-  return match ? Number(match[1]) : null;
+  if (event.messageCode !== 'solver.progress') return null;
+  const value = paramsOf(event.messageParams).bestPenalty;
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-/** An error for people: the code's translation (with the server's message where it says more). */
+/** An API error for people: the code's translation (with the server's message where it says more). */
 export function errorText(error: unknown): string {
   const code = error instanceof ApiError ? error.code : 'unknown';
   const message = error instanceof Error ? error.message : String(error);

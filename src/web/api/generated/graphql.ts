@@ -54,11 +54,11 @@ export const SchedulePlanStatus = {
 } as const;
 
 export type SchedulePlanStatus = typeof SchedulePlanStatus[keyof typeof SchedulePlanStatus];
-type JobRow_AutomaticScheduleJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null };
+type JobRow_AutomaticScheduleJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown };
 
-type JobRow_MakeupExamAutoJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null };
+type JobRow_MakeupExamAutoJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown };
 
-type JobRow_SchedulePublishJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null };
+type JobRow_SchedulePublishJob_Fragment = { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown };
 
 export type JobRowFragment =
   | JobRow_AutomaticScheduleJob_Fragment
@@ -74,9 +74,9 @@ export type JobsQueryVariables = Exact<{
 
 
 export type JobsQuery = { jobs: { edges: Array<{ node:
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, scheduleResult: { penalty: number } | null }
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, arrangementResult: { cost: number } | null }
-        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, scheduleResult: { penalty: number } | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, arrangementResult: { cost: number } | null }
+        | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
        }> } };
 
 export type JobDetailQueryVariables = Exact<{
@@ -85,9 +85,9 @@ export type JobDetailQueryVariables = Exact<{
 
 
 export type JobDetailQuery = { job:
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, plan: { id: string, name: string } | null, scheduleResult: { penalty: number, hardViolations: number, lecturesPlaced: number, lockedKept: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, arrangementResult: { cost: number, hardViolations: number, exams: number, students: number, periodsUsed: number, unplacedCount: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, publishResult: { penalty: number, entries: number, publishedAt: string } | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, plan: { id: string, name: string } | null, scheduleResult: { penalty: number, hardViolations: number, lecturesPlaced: number, lockedKept: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, arrangementResult: { cost: number, hardViolations: number, exams: number, students: number, periodsUsed: number, unplacedCount: number, iterations: number, timeUsedMs: number, stopReason: string, seed: number } | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown, publishResult: { penalty: number, entries: number, publishedAt: string } | null }
    | null };
 
 export type SignInCheckQueryVariables = Exact<{ [key: string]: never; }>;
@@ -105,9 +105,9 @@ export type CancelJobMutationVariables = Exact<{
 
 
 export type CancelJobMutation = { cancelJob:
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
    };
 
 export type RetryJobMutationVariables = Exact<{
@@ -116,9 +116,9 @@ export type RetryJobMutationVariables = Exact<{
 
 
 export type RetryJobMutation = { retryJob:
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
-    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, progress: number, message: string | null, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
+    | { id: string, kind: JobKind, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, requestedBy: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, sequence: number, attempts: number, cancelRequested: boolean, errorMessage: string | null, errorCode: string | null, errorParams: unknown }
    };
 
 export type JobEventsSubscriptionVariables = Exact<{
@@ -126,14 +126,14 @@ export type JobEventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobEventsSubscription = { jobEvents: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, progress: number, message: string | null, occurredAt: string } };
+export type JobEventsSubscription = { jobEvents: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, occurredAt: string } };
 
 export type JobProgressSubscriptionVariables = Exact<{
   jobId: string;
 }>;
 
 
-export type JobProgressSubscription = { jobProgress: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, progress: number, message: string | null, occurredAt: string } };
+export type JobProgressSubscription = { jobProgress: { jobId: string, kind: JobKind, sequence: number, reason: JobEventReason, status: JobStatus, currentStep: string | null, currentStepCode: string | null, progress: number, message: string | null, messageCode: string | null, messageParams: unknown, occurredAt: string } };
 
 export type MakeupExamSittingsQueryVariables = Exact<{
   sessionId: string;
@@ -408,8 +408,11 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -419,6 +422,8 @@ export const JobRowFragmentDoc = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }
     `, {"fragmentName":"JobRow"}) as unknown as TypedDocumentString<JobRowFragment, unknown>;
 export const JobsDocument = new TypedDocumentString(`
@@ -446,8 +451,11 @@ export const JobsDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -457,6 +465,8 @@ export const JobsDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<JobsQuery, JobsQueryVariables>;
 export const JobDetailDocument = new TypedDocumentString(`
     query JobDetail($id: ID!) {
@@ -506,8 +516,11 @@ export const JobDetailDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -517,6 +530,8 @@ export const JobDetailDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<JobDetailQuery, JobDetailQueryVariables>;
 export const SignInCheckDocument = new TypedDocumentString(`
     query SignInCheck {
@@ -540,8 +555,11 @@ export const CancelJobDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -551,6 +569,8 @@ export const CancelJobDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<CancelJobMutation, CancelJobMutationVariables>;
 export const RetryJobDocument = new TypedDocumentString(`
     mutation RetryJob($id: ID!) {
@@ -563,8 +583,11 @@ export const RetryJobDocument = new TypedDocumentString(`
   kind
   status
   currentStep
+  currentStepCode
   progress
   message
+  messageCode
+  messageParams
   requestedBy
   createdAt
   updatedAt
@@ -574,6 +597,8 @@ export const RetryJobDocument = new TypedDocumentString(`
   attempts
   cancelRequested
   errorMessage
+  errorCode
+  errorParams
 }`) as unknown as TypedDocumentString<RetryJobMutation, RetryJobMutationVariables>;
 export const JobEventsDocument = new TypedDocumentString(`
     subscription JobEvents($kinds: [JobKind!]) {
@@ -584,8 +609,11 @@ export const JobEventsDocument = new TypedDocumentString(`
     reason
     status
     currentStep
+    currentStepCode
     progress
     message
+    messageCode
+    messageParams
     occurredAt
   }
 }
@@ -599,8 +627,11 @@ export const JobProgressDocument = new TypedDocumentString(`
     reason
     status
     currentStep
+    currentStepCode
     progress
     message
+    messageCode
+    messageParams
     occurredAt
   }
 }

@@ -93,8 +93,11 @@ export function useLiveJobs(filters: Filters) {
         row.sequence = event.sequence;
         row.status = event.status;
         row.currentStep = event.currentStep;
+        row.currentStepCode = event.currentStepCode;
         row.progress = event.progress;
         row.message = event.message;
+        row.messageCode = event.messageCode;
+        row.messageParams = event.messageParams;
         row.updatedAt = event.occurredAt;
         row.bestPenalty = bestPenalty(event) ?? row.bestPenalty;
         if (event.reason === 'CANCEL_REQUESTED') row.cancelRequested = true;
@@ -108,8 +111,11 @@ export function useLiveJobs(filters: Filters) {
         kind: event.kind,
         status: event.status,
         currentStep: event.currentStep,
+        currentStepCode: event.currentStepCode,
         progress: event.progress,
         message: event.message,
+        messageCode: event.messageCode,
+        messageParams: event.messageParams,
         requestedBy: null,
         createdAt: event.occurredAt,
         updatedAt: event.occurredAt,
@@ -119,6 +125,8 @@ export function useLiveJobs(filters: Filters) {
         attempts: 0,
         cancelRequested: false,
         errorMessage: null,
+        errorCode: null,
+        errorParams: null,
         bestPenalty: bestPenalty(event),
       }) as JobRow;
       byId.set(fresh.id, fresh);
