@@ -52,6 +52,7 @@ import { buildWebBundle, isLocal } from './support/web-bundle';
 
 const OUTPUT_DIR = path.resolve(__dirname, '../../test-output');
 const shot = (name: string) => path.join(OUTPUT_DIR, `web-tt-${name}.png`);
+// Polls wait for the page to read the API and render: generous, as CI runs two browser files on two cores.
 
 /** A tiny ITC-2007 instance: two courses of two teachers in one class group, one room, a 2 × 2 week. */
 const TINY_CTT = `Name: WebTiny
@@ -243,7 +244,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     // Lock it from the grid: the API says it is locked, the grid marks it.
     expect(target.locked).toBe(false);
     await lectureAt(page).getByTestId('lock-toggle').click();
-    await expect.poll(() => lectureAt(page).getAttribute('data-locked')).toBe('true');
+    await expect.poll(() => lectureAt(page).getAttribute('data-locked'), { timeout: 15_000 }).toBe('true');
     await lectureAt(page).getByTestId('locked-mark').waitFor();
     expect((await allAssignments(planId)).find((a) => a.id === target.id)!.locked).toBe(true);
     expect(await lectureAt(page).getByTestId('lock-toggle').getAttribute('aria-pressed')).toBe('true');
@@ -275,7 +276,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.getByTestId('grid-axis').selectOption('teacher');
     await page.getByTestId('grid-resource').selectOption(first!.teacher.id);
     const cell = page.locator('td[data-day="1"][data-period="2"]');
-    await expect.poll(() => cell.getByTestId('lecture').count()).toBe(2);
+    await expect.poll(() => cell.getByTestId('lecture').count(), { timeout: 15_000 }).toBe(2);
     for (const id of [a.placeLecture.id, b.placeLecture.id]) {
       const lecture = cell.locator(`[data-assignment-id="${id}"]`);
       expect(await lecture.getAttribute('data-conflict')).toBe('true');
@@ -283,7 +284,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
       expect(await lecture.locator('[data-conflict-kind="teacher"]').innerText()).toContain('Teacher clash');
     }
     expect(await page.getByTestId('grid-summary').innerText()).toBe('2 lectures, 2 locked, 2 in conflict');
-    await expect.poll(() => page.getByTestId('feasible').innerText()).toContain('Not feasible');
+    await expect.poll(() => page.getByTestId('feasible').innerText(), { timeout: 15_000 }).toContain('Not feasible');
     expect(await page.getByTestId('conflict-lines').innerText()).toMatch(/T\d+/);
     await page.screenshot({ path: shot('clash-1280'), fullPage: true });
   });
@@ -307,7 +308,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
 
     await page.goto(`${server.url}/timetabling/terms/${termId}`);
-    await expect.poll(() => page.locator(`tr[data-plan-id="${planId}"] [data-plan-status]`).getAttribute('data-plan-status')).toBe('PUBLISHED');
+    await expect.poll(() => page.locator(`tr[data-plan-id="${planId}"] [data-plan-status]`).getAttribute('data-plan-status'), { timeout: 15_000 }).toBe('PUBLISHED');
     await page.getByTestId('published-link').click();
     await page.waitForURL(/\/published$/);
     expect(await page.getByTestId('published-plan').innerText()).toContain('Demo draft');
@@ -319,7 +320,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.getByTestId('published-resource').selectOption(teacherId);
     const published = (await api(TimetablingPublishedDocument, { termId, teacherId, first: 500, after: null }, server.tokens.viewer)).publishedTimetable;
     expect(published.length).toBeGreaterThan(0);
-    await expect.poll(() => page.getByTestId('published-entry').count()).toBe(published.length);
+    await expect.poll(() => page.getByTestId('published-entry').count(), { timeout: 15_000 }).toBe(published.length);
     for (const entry of published) {
       const cell = page.locator(`td[data-day="${entry.day}"][data-period="${entry.period}"]`);
       expect(await cell.locator(`[data-course="${entry.courseCode}"][data-room="${entry.roomCode}"]`).count()).toBeGreaterThan(0);
@@ -328,7 +329,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.getByTestId('published-axis').selectOption('room');
     await page.getByTestId('published-resource').selectOption(published[0]!.roomId);
     const inRoom = (await api(TimetablingPublishedDocument, { termId, roomId: published[0]!.roomId, first: 500, after: null })).publishedTimetable;
-    await expect.poll(() => page.getByTestId('published-entry').count()).toBe(inRoom.length);
+    await expect.poll(() => page.getByTestId('published-entry').count(), { timeout: 15_000 }).toBe(inRoom.length);
     for (const entry of inRoom) expect(await page.locator(`td[data-day="${entry.day}"][data-period="${entry.period}"] [data-course="${entry.courseCode}"]`).count()).toBe(1);
     // By class group: the first curriculum code of the first entry.
     await page.getByTestId('published-axis').selectOption('curriculum');
@@ -337,7 +338,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     )!;
     await page.getByTestId('published-resource').selectOption(curriculum.id);
     const ofCurriculum = (await api(TimetablingPublishedDocument, { termId, curriculumId: curriculum.id, first: 500, after: null })).publishedTimetable;
-    await expect.poll(() => page.getByTestId('published-entry').count()).toBe(ofCurriculum.length);
+    await expect.poll(() => page.getByTestId('published-entry').count(), { timeout: 15_000 }).toBe(ofCurriculum.length);
     expect(await page.locator(`td[data-day="${published[0]!.day}"][data-period="${published[0]!.period}"] [data-course="${published[0]!.courseCode}"]`).count()).toBe(1);
     await page.screenshot({ path: shot('published-1280'), fullPage: true });
   });
@@ -383,20 +384,20 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await row.waitFor();
     await row.getByRole('link').click();
     await page.waitForURL(new RegExp(`/makeup-exams/${sessionId}$`));
-    await expect.poll(() => page.getByTestId('sitting').count()).toBe(sittings.length);
+    await expect.poll(() => page.getByTestId('sitting').count(), { timeout: 15_000 }).toBe(sittings.length);
     expect(await page.locator(`[data-testid="sitting"][data-exam="${exam.code}"][data-room="${room.code}"]`).count()).toBeGreaterThan(0);
     expect(await page.getByTestId('exam-evaluation').innerText()).toContain('Feasible');
 
     await page.getByTestId('arrangement-axis').selectOption('exam');
     await page.getByTestId('arrangement-choice').selectOption(exam.id);
     const ofExam = sittings.filter((s) => s.exam.id === exam.id).length;
-    await expect.poll(() => page.locator(`[data-testid="sitting"][data-exam="${exam.code}"]`).count()).toBe(ofExam);
+    await expect.poll(() => page.locator(`[data-testid="sitting"][data-exam="${exam.code}"]`).count(), { timeout: 15_000 }).toBe(ofExam);
     expect(await page.getByTestId('sitting').count()).toBe(ofExam);
 
     await page.getByTestId('arrangement-axis').selectOption('room');
     await page.getByTestId('arrangement-choice').selectOption(room.id);
     const inRoom = sittings.filter((s) => s.room?.id === room.id).length;
-    await expect.poll(() => page.locator(`[data-testid="sitting"][data-room="${room.code}"]`).count()).toBe(inRoom);
+    await expect.poll(() => page.locator(`[data-testid="sitting"][data-room="${room.code}"]`).count(), { timeout: 15_000 }).toBe(inRoom);
     expect(await page.getByTestId('sitting').count()).toBe(inRoom);
 
     // A student who failed the exam's course sits it: their own timetable lists it.
@@ -409,7 +410,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.getByTestId('arrangement-axis').selectOption('student');
     await page.getByTestId('student-code').fill(` ${student} `);
     await page.getByTestId('student-show').click();
-    await expect.poll(() => page.getByTestId('sitting').count()).toBe(own.length);
+    await expect.poll(() => page.getByTestId('sitting').count(), { timeout: 15_000 }).toBe(own.length);
     expect(await page.locator(`[data-testid="sitting"][data-exam="${exam.code}"]`).count()).toBe(1);
     await page.screenshot({ path: shot('makeup-1280'), fullPage: true });
 
@@ -472,7 +473,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
       await axe(page, `${name} (en)`);
     }
     await page.getByTestId('language').selectOption('zh-CN');
-    await expect.poll(() => page.getByTestId('arrangement').locator('h2').innerText()).toBe('补考安排');
+    await expect.poll(() => page.getByTestId('arrangement').locator('h2').innerText(), { timeout: 15_000 }).toBe('补考安排');
     await axe(page, 'session (zh-CN)');
     await page.goto(`${server.url}/timetabling/plans/${planId}`);
     await page.getByTestId('penalty').waitFor();
@@ -496,7 +497,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     // The frame takes keyboard focus, so arrow keys scroll it.
     await frame.focus();
     await phone.keyboard.press('ArrowRight');
-    await expect.poll(() => frame.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+    await expect.poll(() => frame.evaluate((el) => el.scrollLeft), { timeout: 15_000 }).toBeGreaterThan(0);
     await phone.screenshot({ path: shot('plan-phone'), fullPage: true });
     await phone.goto(`${server.url}/makeup-exams/${sessionId}`);
     await phone.getByTestId('sitting').first().waitFor();
