@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictKind, findPlanConflicts } from '../../src/web/views/timetabling/plan-conflicts';
+import { ConflictKind, findPlanConflicts, summariseConflicts } from '../../src/web/views/timetabling/plan-conflicts';
 import { buildPlanGrid, defaultResource, GridAxis } from '../../src/web/views/timetabling/plan-grid';
 import { joinPlanLectures, type AssignmentRow, type TermResources } from '../../src/web/views/timetabling/plan-lecture';
 import { buildWeekGrid } from '../../src/web/views/timetabling/week-grid';
@@ -158,5 +158,15 @@ describe('buildPlanGrid', () => {
     expect(defaultResource(rooms, lectures, GridAxis.ROOM)).toBe('r1');
     expect(defaultResource(rooms, [], GridAxis.ROOM)).toBe('r9');
     expect(defaultResource([], lectures, GridAxis.ROOM)).toBeNull();
+  });
+});
+
+describe('summariseConflicts', () => {
+  it("names each clash's teacher, class group or room and its courses", () => {
+    const lectures = joinPlanLectures([a('x1', 'c2', 'r1', 2, 1), a('x2', 'c1', 'r2', 2, 1), a('x3', 'c9', 'r2', 4, 0), a('x4', 'c3', 'r2', 4, 0)], term);
+    expect(summariseConflicts(findPlanConflicts(lectures), lectures, term)).toEqual([
+      { kind: ConflictKind.TEACHER, resourceId: 't1', resourceCode: 'T001', day: 2, period: 1, courseCodes: ['C001', 'C002'] },
+      { kind: ConflictKind.ROOM, resourceId: 'r2', resourceCode: 'R102', day: 4, period: 0, courseCodes: ['#c9', 'C003'] },
+    ]);
   });
 });

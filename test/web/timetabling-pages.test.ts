@@ -284,6 +284,15 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
       expect(await lecture.locator('[data-conflict-kind="teacher"]').innerText()).toContain('Teacher clash');
     }
     expect(await page.getByTestId('grid-summary').innerText()).toBe('2 lectures, 2 locked, 2 in conflict');
+    // The clash in words, in the page's language, with a way to the room's week of either lecture.
+    const teacherCode = (await page.getByTestId('grid-resource').locator('option:checked').innerText()).split(' ')[0]!;
+    const clashLine = page.getByTestId('clashes').locator('li[data-conflict-kind="teacher"]');
+    expect(await clashLine.innerText()).toContain(`Tuesday, Period 3: teacher ${teacherCode} has ${[first!.code, second!.code].sort().join(', ')}`);
+    await page.getByTestId('grid-axis').selectOption('room');
+    await page.getByTestId('grid-resource').selectOption(rooms[1]!.id);
+    await page.getByTestId('clashes').locator('li[data-conflict-kind="teacher"]').getByRole('button').click();
+    await expect.poll(() => page.getByTestId('grid-axis').inputValue(), { timeout: 15_000 }).toBe('teacher');
+    await expect.poll(() => page.getByTestId('grid-resource').inputValue(), { timeout: 15_000 }).toBe(first!.teacher.id);
     await expect.poll(() => page.getByTestId('feasible').innerText(), { timeout: 15_000 }).toContain('Not feasible');
     expect(await page.getByTestId('conflict-lines').innerText()).toMatch(/T\d+/);
     await page.screenshot({ path: shot('clash-1280'), fullPage: true });

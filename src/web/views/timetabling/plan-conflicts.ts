@@ -55,3 +55,37 @@ export function findPlanConflicts(lectures: readonly PlanLecture[]): PlanConflic
   list.sort((a, b) => a.day - b.day || a.period - b.period || a.kind.localeCompare(b.kind) || a.resourceId.localeCompare(b.resourceId));
   return { list, byAssignment };
 }
+
+/** A clash as the page words it: where, whose, and the courses that meet there. */
+export interface ConflictSummary {
+  kind: ConflictKind;
+  resourceId: string;
+  /** The teacher's, class group's or room's code (`#id` when the term's pages did not hold it). */
+  resourceCode: string;
+  day: number;
+  period: number;
+  /** The clashing lectures' course codes, sorted (a course twice appears twice). */
+  courseCodes: string[];
+}
+
+/** Names each clash's resource and courses, in the order of `conflicts.list`. */
+export function summariseConflicts(
+  conflicts: PlanConflicts,
+  lectures: readonly PlanLecture[],
+  resources: { teachers: readonly { id: string; code: string }[]; rooms: readonly { id: string; code: string }[]; curricula: readonly { id: string; code: string }[] },
+): ConflictSummary[] {
+  const byId = new Map(lectures.map((l) => [l.assignmentId, l]));
+  const codes = {
+    [ConflictKind.TEACHER]: new Map(resources.teachers.map((r) => [r.id, r.code])),
+    [ConflictKind.ROOM]: new Map(resources.rooms.map((r) => [r.id, r.code])),
+    [ConflictKind.CURRICULUM]: new Map(resources.curricula.map((r) => [r.id, r.code])),
+  };
+  return conflicts.list.map((c) => ({
+    kind: c.kind,
+    resourceId: c.resourceId,
+    resourceCode: codes[c.kind].get(c.resourceId) ?? `#${c.resourceId}`,
+    day: c.day,
+    period: c.period,
+    courseCodes: c.assignmentIds.map((id) => byId.get(id)?.course.code ?? `#${id}`).sort(),
+  }));
+}
