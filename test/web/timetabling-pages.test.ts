@@ -38,6 +38,7 @@ import {
   TimetablingStartScheduleDocument,
   TimetablingTermCoursesDocument,
   TimetablingTermCurriculaDocument,
+  TimetablingTermPlansDocument,
   TimetablingTermRoomsDocument,
   TimetablingTermsDocument,
   type TypedDocumentString,
@@ -352,7 +353,7 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.screenshot({ path: shot('published-1280'), fullPage: true });
   });
 
-  it('imports a .ctt file chosen from disk, and refuses a malformed one by its line', async () => {
+  it('imports a .ctt file chosen from disk (a malformed one refused by its line), and makes a plan of it', async () => {
     const good = path.join(tmp, 'web-tiny.ctt');
     const bad = path.join(tmp, 'broken.ctt');
     fs.writeFileSync(good, TINY_CTT);
@@ -376,7 +377,20 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.locator('tr[data-term-code="WEB-TINY"]').waitFor();
     await page.getByTestId('ctt-done').getByRole('link').click();
     await page.waitForURL(new RegExp(`/timetabling/terms/${imported.id}$`));
-    await page.getByTestId('new-plan').waitFor();
+    // No plan published yet; a plan made here opens as an empty draft of the 2 × 2 week.
+    await page.getByTestId('published-link').click();
+    await page.getByTestId('published-none').waitFor();
+    await page.goBack();
+    await page.getByTestId('new-plan-name').fill('Tiny draft');
+    await page.getByTestId('new-plan').getByRole('button').click();
+    await page.waitForURL(/\/timetabling\/plans\/[^/]+$/);
+    await expect.poll(() => page.getByTestId('plan-status').getAttribute('data-plan-status'), { timeout: 15_000 }).toBe('DRAFT');
+    expect(await page.getByTestId('week-grid').locator('tbody tr').count()).toBe(2);
+    expect(await page.getByTestId('week-grid').locator('thead th').count()).toBe(3);
+    expect(await page.getByTestId('lecture').count()).toBe(0);
+    const plans = (await api(TimetablingTermPlansDocument, { termId: imported.id, first: 10, after: null })).term!.plans;
+    expect(plans.map((p) => [p.name, p.status])).toEqual([['Tiny draft', 'DRAFT']]);
+    expect(page.url()).toContain(plans[0]!.id);
   });
 
   it("shows a make-up session's arrangement by exam, room and student", async () => {
