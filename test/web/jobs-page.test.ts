@@ -135,7 +135,7 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     expect((await waitForJob(engine, jobId)).status).toBe('SUCCEEDED');
   });
 
-  it('cancels a running job from its page', async () => {
+  it('cancels a running job from its page, retries it and cancels it again', async () => {
     const jobId = await startSchedule(60);
     await page.goto(`${server.url}/jobs/${jobId}`);
     await expect.poll(() => page.getByTestId('job-status').getAttribute('data-status'), { timeout: 20_000 }).toBe('RUNNING');
@@ -145,6 +145,12 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await page.getByTestId('retry').waitFor();
     expect(await page.getByTestId('cancel').count()).toBe(0);
     expect((await engine.getJob(jobId))!.status).toBe('CANCELLED');
+    // Retried: it runs again on the same page (a new attempt), and can be cancelled again.
+    await page.getByTestId('retry').click();
+    await expect.poll(() => page.getByTestId('job-status').getAttribute('data-status'), { timeout: 20_000 }).toBe('RUNNING');
+    expect((await engine.getJob(jobId))!.attempts).toBeGreaterThanOrEqual(1);
+    await page.getByTestId('cancel').click();
+    await expect.poll(() => page.getByTestId('job-status').getAttribute('data-status'), { timeout: 20_000 }).toBe('CANCELLED');
   });
 
   it('switches to Chinese: labels, statuses and steps translated, and the choice kept', async () => {
