@@ -43,11 +43,12 @@ export function mountWebApp(app: Express, options: WebAppOptions): void {
     index: false,
     fallthrough: false,
   }));
-  // Files beside index.html (the icon); never the index itself, which goes through `page`.
-  app.use(securityHeaders, express.static(options.root, { index: false, maxAge: '1h' }));
+  // Files beside index.html (the icon); never index.html itself, which goes through `page` (uncached, the token).
+  const besideIndex = express.static(options.root, { index: false, maxAge: '1h' });
+  app.use(securityHeaders, (req, res, next) => (req.path === '/index.html' ? next() : besideIndex(req, res, next)));
 
   const page: RequestHandler = (req, res, next) => {
-    if (NOT_THE_PAGE.test(req.path) || path.extname(req.path) !== '') return next();
+    if (NOT_THE_PAGE.test(req.path) || (path.extname(req.path) !== '' && req.path !== '/index.html')) return next();
     res
       .set('Cache-Control', 'no-store')
       .type('html')

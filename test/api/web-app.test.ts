@@ -58,7 +58,7 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
 
 describe('the web page, served by the API', () => {
   it('answers / and every page path with index.html, uncached, with the CSP', async () => {
-    for (const pagePath of ['/', '/jobs', '/jobs/3f1c2a9e-0000-4000-8000-000000000000', '/timetabling/plans/x?y=1']) {
+    for (const pagePath of ['/', '/index.html', '/jobs', '/jobs/3f1c2a9e-0000-4000-8000-000000000000', '/timetabling/plans/x?y=1']) {
       const response = await get(`${server.url}${pagePath}`);
       expect(response.status, pagePath).toBe(200);
       expect(response.headers['content-type']).toMatch(/^text\/html/);

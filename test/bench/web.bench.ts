@@ -11,6 +11,7 @@
  *   'longtask': main-thread work over 50 ms, what a person notices as a stall), its
  *   frames (requestAnimationFrame) and the `jobEvents` messages its socket received.
  *
+ * `--rate 0` runs no job: the idle page's figures, to compare with on a busy machine.
  * Prints the events/s the engine emitted and the page received, long-task count, max and
  * total, frames/s and the worst frame gap, and the page's first load (DOMContentLoaded,
  * load, first contentful paint). Under load, compare within a run and note `uptime`.
@@ -44,7 +45,8 @@ const WEB_OUT = arg('web-out', 'dist/web');
 const STEP_MS = 100;
 /** Per running job: a STEP event per step and about one PROGRESS event a second. */
 const EVENTS_PER_JOB_SECOND = 1000 / STEP_MS + 1;
-const CONCURRENT = Math.max(1, Math.round(RATE / EVENTS_PER_JOB_SECOND));
+/** `--rate 0`: no jobs at all, the page idle (a baseline for the same machine and load). */
+const CONCURRENT = RATE > 0 ? Math.max(1, Math.round(RATE / EVENTS_PER_JOB_SECOND)) : 0;
 /** Each job runs about this long, so new jobs keep coming into the list too. */
 const JOB_SECONDS = 8;
 
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
       const fcp = performance.getEntriesByName('first-contentful-paint')[0];
       return { domContentLoaded: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, fcp: fcp?.startTime ?? NaN };
     });
-    await page.locator('tr[data-job-id]').first().waitFor({ timeout: 30_000 });
+    await page.locator(CONCURRENT > 0 ? 'tr[data-job-id]' : 'text=没有符合条件的作业。').first().waitFor({ timeout: 30_000 });
     log(`${CONCURRENT} jobs running (${steps} steps of ${STEP_MS} ms each); warming up ${WARMUP_SECONDS} s`);
     await sleep(WARMUP_SECONDS * 1000);
 

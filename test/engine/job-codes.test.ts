@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
+import { ENGINE_MESSAGES } from '../../src/engine/job-messages';
 import { PermanentJobError } from '../../src/engine/registry';
 import { JobStatus, type JobEvent } from '../../src/engine/types';
 import { Locale } from '../../src/i18n/locale';
@@ -31,6 +32,16 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const catalog = jobMessageCatalog();
 const chinese = (code: string | null, params: unknown, text: string | null) => renderMessage(catalog, Locale.ZH_CN, { code, params, text });
+
+/** The engine's messages in SQL say what its catalog says in English (a retry's keeps the cause's text too). */
+function expectCatalogEnglish(events: JobEvent[]): void {
+  const engineCoded = events.filter((event) => event.messageCode?.startsWith('job.') && event.messageCode !== 'job.retry-scheduled');
+  expect(engineCoded.length).toBeGreaterThan(0);
+  for (const event of engineCoded) {
+    const definition = ENGINE_MESSAGES[event.messageCode as keyof typeof ENGINE_MESSAGES];
+    expect(event.message, event.messageCode!).toBe(definition.sentences[Locale.EN]((event.messageParams ?? {}) as never));
+  }
+}
 
 function run(processor: Parameters<typeof buildEngine>[0]['registrations'][number]['processor'], settings: { attemptLimit?: number } = {}) {
   engine = buildEngine({ db: ctx.db, registrations: [{ kind: 'CODED', defaults: { consumers: 1 }, processor }], settings });
@@ -83,6 +94,7 @@ describe('codes through the engine', () => {
       messageParams: { bestPenalty: 7, hardViolations: 0, moves: 99 },
       job: { messageCode: 'solver.progress', messageParams: { bestPenalty: 7, hardViolations: 0, moves: 99 } },
     });
+    expectCatalogEnglish(mine);
     // The stored row says the same as the events.
     expect(await e.getJob(queued.id)).toMatchObject({ currentStepCode: null, messageCode: 'job.completed', errorCode: null, errorParams: null });
   });
@@ -138,10 +150,11 @@ describe('codes through the engine', () => {
       messageParams: { attempt: 2 },
     });
     expect(chinese(done.errorCode, done.errorParams, done.errorMessage)).toBe('已尝试 2 次仍未成功，自动重试已停止：请排除原因后重试该任务');
+    expectCatalogEnglish(events.filter((event) => event.jobId === jobId));
   });
 
   it('cancel and retry are coded', async () => {
-    const { engine: e } = run(async ({ signal }) => {
+    const { engine: e, events } = run(async ({ signal }) => {
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       signal.throwIfAborted();
     });
@@ -157,5 +170,14 @@ describe('codes through the engine', () => {
       currentStepCode: null,
       errorCode: null,
     });
+    expectCatalogEnglish(events.filter((event) => event.jobId === jobId));
+  });
+
+  it('a job cancelled while it waits is coded so', async () => {
+    // Not started: nothing takes the job before the cancel.
+    const { engine: e } = run(async () => ({ ran: true }));
+    const jobId = (await e.enqueue({ kind: 'CODED', input: {} })).job.id;
+    expect(await e.cancel(jobId)).toMatchObject({ status: JobStatus.CANCELLED, message: 'Cancelled before it started', messageCode: 'job.cancelled-before-start' });
+    expect(chinese('job.cancelled-before-start', null, 'Cancelled before it started')).toBe('已在开始前取消');
   });
 });

@@ -5,6 +5,8 @@ export type Role = 'admin' | 'scheduler' | 'viewer';
 const ROLES: readonly Role[] = ['admin', 'scheduler', 'viewer'];
 
 const TOKEN_KEY = 'jiaowu.token';
+/** Set while the kept token is the development one the page came with. */
+const DEV_KEY = 'jiaowu.tokenIsDevelopment';
 /** Set when the user signed out: the development token is not taken again in this tab. */
 const SIGNED_OUT_KEY = 'jiaowu.signedOut';
 const DEV_TOKEN_META = 'jiaowu-dev-token';
@@ -52,6 +54,8 @@ export function signIn(token: string, development = false): boolean {
   if (!claims) return false;
   Object.assign(session, { token, ...claims, development, ended: null });
   sessionStorage.setItem(TOKEN_KEY, token);
+  if (development) sessionStorage.setItem(DEV_KEY, '1');
+  else sessionStorage.removeItem(DEV_KEY);
   sessionStorage.removeItem(SIGNED_OUT_KEY);
   return true;
 }
@@ -62,10 +66,12 @@ export const whenSignedOut = (fn: () => void): void => {
   onSignOut.push(fn);
 };
 
+/** The user's sign-out (reason null) keeps the development token out of this tab; a refused token does not. */
 export function signOut(reason: 'expired' | null = null): void {
   Object.assign(session, { token: null, subject: null, roles: [], expiresAt: null, development: false, ended: reason });
   sessionStorage.removeItem(TOKEN_KEY);
-  sessionStorage.setItem(SIGNED_OUT_KEY, '1');
+  sessionStorage.removeItem(DEV_KEY);
+  if (reason === null) sessionStorage.setItem(SIGNED_OUT_KEY, '1');
   for (const fn of onSignOut) fn();
 }
 
@@ -75,9 +81,11 @@ export function signOut(reason: 'expired' | null = null): void {
  * on its own machine with no JWT settings (as for GraphiQL).
  */
 export function restoreSession(): void {
-  const kept = sessionStorage.getItem(TOKEN_KEY);
-  if (kept && signIn(kept) && isSignedIn()) return;
-  if (kept) sessionStorage.removeItem(TOKEN_KEY);
   const dev = document.querySelector<HTMLMetaElement>(`meta[name="${DEV_TOKEN_META}"]`)?.content;
+  const kept = sessionStorage.getItem(TOKEN_KEY);
+  // A restarted development service has a new token: the page's, not the tab's old one.
+  const keptIsOldDev = kept !== null && sessionStorage.getItem(DEV_KEY) === '1' && dev !== undefined && dev !== kept;
+  if (kept && !keptIsOldDev && signIn(kept, sessionStorage.getItem(DEV_KEY) === '1') && isSignedIn()) return;
+  if (kept) signOut('expired');
   if (dev && sessionStorage.getItem(SIGNED_OUT_KEY) === null) signIn(dev, true);
 }

@@ -59,10 +59,22 @@ export function useLiveJobs(filters: Filters) {
       for (const { node } of data.jobs.edges) {
         const { scheduleResult: _s, arrangementResult: _a, ...fields } = node as ListedJob & { scheduleResult?: unknown; arrangementResult?: unknown };
         const known = byId.get(node.id);
-        // An event newer than the page (it was read while events flowed) wins.
-        if (known && known.sequence > node.sequence) next.push(known);
-        else if (known) next.push(Object.assign(known, fields, { bestPenalty: penaltyOf(node) ?? known.bestPenalty }));
-        else next.push(reactive({ ...fields, bestPenalty: penaltyOf(node) }) as JobRow);
+        if (!known) {
+          next.push(reactive({ ...fields, bestPenalty: penaltyOf(node) }) as JobRow);
+          continue;
+        }
+        // What events do not carry, always; the rest only when the page is not newer than
+        // the events already applied. Unchanged values do not re-render the row.
+        known.requestedBy = node.requestedBy;
+        known.createdAt = node.createdAt;
+        known.startedAt = node.startedAt;
+        known.completedAt = node.completedAt;
+        known.attempts = node.attempts;
+        known.errorMessage = node.errorMessage;
+        known.errorCode = node.errorCode;
+        known.bestPenalty = penaltyOf(node) ?? known.bestPenalty;
+        if (node.sequence > known.sequence) Object.assign(known, fields, { bestPenalty: known.bestPenalty });
+        next.push(known);
       }
       byId.clear();
       for (const row of next) byId.set(row.id, row);

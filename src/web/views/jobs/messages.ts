@@ -30,9 +30,7 @@ export const messages: Messages = {
       retry: 'Retry',
       cancelling: 'Cancelling…',
       notFound: 'There is no such job, or it is not yours to see.',
-      stepDone: 'done',
-      stepCurrent: 'current',
-      stepPending: 'pending',
+      steps: { done: 'done', current: 'current', pending: 'pending', stopped: 'stopped here' },
       fields: {
         kind: 'Kind',
         status: 'Status',
@@ -96,9 +94,7 @@ export const messages: Messages = {
       retry: '重试',
       cancelling: '正在取消…',
       notFound: '没有这个作业，或您无权查看。',
-      stepDone: '已完成',
-      stepCurrent: '进行中',
-      stepPending: '未开始',
+      steps: { done: '已完成', current: '进行中', pending: '未开始', stopped: '在此停止' },
       fields: {
         kind: '类型',
         status: '状态',
