@@ -1,16 +1,20 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * How many times an outbox row's last attempt has been spared (spare-attempt.ts): the
- * spare is allowed a bounded number of times, so a job whose worker dies every time
- * after its processor returned still ends at the attempt limit.
+ * Stable codes and parameters beside a job's step, message and error sentences, so any
+ * UI can say them in its own language. Nullable: rows written before keep their
+ * sentences and have no code.
  */
 export class Migration20261203090000 extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "job_outbox" add column "spared_attempts" int not null default 0;`);
+    this.addSql(
+      `alter table "jobs" add column "current_step_code" text null, add column "message_code" text null, add column "message_params" jsonb null, add column "error_code" text null, add column "error_params" jsonb null;`,
+    );
   }
 
   override async down(): Promise<void> {
-    this.addSql(`alter table "job_outbox" drop column "spared_attempts";`);
+    this.addSql(
+      `alter table "jobs" drop column "current_step_code", drop column "message_code", drop column "message_params", drop column "error_code", drop column "error_params";`,
+    );
   }
 }

@@ -115,6 +115,8 @@ export interface Config {
   graphql: {
     introspection: boolean;
     graphiql: boolean;
+    /** The folder the web page is served from (`vite build` output); null: no page at `/`. */
+    webRoot: string | null;
     maxDepth: number;
     maxComplexity: number;
     maxTokens: number;
@@ -323,6 +325,7 @@ export function loadConfig(env: Env = process.env): Config {
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       graphiql: bool(env, 'GRAPHIQL', !production),
+      webRoot: webRoot(env),
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10, 2, 100),
       maxComplexity: int(env, 'GRAPHQL_MAX_COMPLEXITY', 1_000, 10, 1_000_000),
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 5_000, 100, 1_000_000),
@@ -341,4 +344,10 @@ export function loadConfig(env: Env = process.env): Config {
     if (!auth.audience) throw new ConfigError('JWT_AUDIENCE', '', "the audience (aud) this service's tokens carry: required in production");
   }
   return config;
+}
+
+/** WEB_ROOT: a folder (relative to the working directory), or `off` for no page at `/`. */
+function webRoot(env: Env): string | null {
+  const raw = str(env, 'WEB_ROOT') ?? 'dist/web';
+  return raw === 'off' ? null : path.resolve(raw);
 }

@@ -1,7 +1,11 @@
+import { ENGINE_MESSAGES } from './engine/job-messages';
 import type { KindDefaults, KindRegistration } from './engine/registry';
+import { MAKEUP_EXAM_MESSAGES } from './exams/job-messages';
 import { MAKEUP_EXAM_SESSION_KEY, makeupExamArrangementRegistration } from './exams/makeup-exam-arrangement';
+import { MessageCatalogError, mergeCatalogs, type MessageCatalog } from './i18n/message-catalog';
 import { JobKind, type ExclusiveKeyRule } from './job-kinds';
 import { automaticScheduleRegistration, SCHEDULE_PLAN_KEY } from './scheduling/automatic-schedule';
+import { AUTOMATIC_SCHEDULE_MESSAGES, SCHEDULE_PUBLISH_MESSAGES } from './scheduling/job-messages';
 import { schedulePublishRegistration, TERM_PUBLISH_KEY } from './scheduling/schedule-publish';
 
 /**
@@ -24,6 +28,12 @@ export interface JobKindDescriptor<K extends string = JobKind> {
   graphql: { typeName: string; description: string };
   /** The domain module's engine registration, for the consumer count this process runs. */
   registration: (defaults: KindDefaults) => KindRegistration<any, any>;
+  /**
+   * Every step, message and failure code the kind's jobs may carry, with their sentences
+   * in every locale (the API renders them in the request's language). Codes are the
+   * domain's (`schedule.*`); `job.*` is the engine's own.
+   */
+  messages: MessageCatalog;
 }
 
 export type JobKindCatalog = { readonly [K in JobKind]: JobKindDescriptor<K> };
@@ -36,6 +46,7 @@ export const JOB_KINDS: JobKindCatalog = {
     exclusiveKey: SCHEDULE_PLAN_KEY,
     graphql: { typeName: 'AutomaticScheduleJob', description: 'Automatic course timetabling of a schedule plan.' },
     registration: (defaults) => automaticScheduleRegistration(defaults),
+    messages: AUTOMATIC_SCHEDULE_MESSAGES,
   },
   [JobKind.SCHEDULE_PUBLISH]: {
     kind: JobKind.SCHEDULE_PUBLISH,
@@ -43,6 +54,7 @@ export const JOB_KINDS: JobKindCatalog = {
     exclusiveKey: TERM_PUBLISH_KEY,
     graphql: { typeName: 'SchedulePublishJob', description: 'Publishing a timetable plan for a term.' },
     registration: (defaults) => schedulePublishRegistration(defaults),
+    messages: SCHEDULE_PUBLISH_MESSAGES,
   },
   [JobKind.MAKEUP_EXAM_AUTO]: {
     kind: JobKind.MAKEUP_EXAM_AUTO,
@@ -50,6 +62,7 @@ export const JOB_KINDS: JobKindCatalog = {
     exclusiveKey: MAKEUP_EXAM_SESSION_KEY,
     graphql: { typeName: 'MakeupExamAutoJob', description: 'Arranging make-up exams automatically.' },
     registration: (defaults) => makeupExamArrangementRegistration(defaults),
+    messages: MAKEUP_EXAM_MESSAGES,
   },
 };
 
@@ -76,7 +89,26 @@ export function jobKindRegistrations(
   });
 }
 
+/**
+ * Every message code a job of `catalog`'s kinds may carry (the engine's `job.*` and each
+ * kind's), for rendering in any locale. Refuses a code two kinds declare differently
+ * (a shared message is declared once and listed by both) or a kind's code under `job.`.
+ */
+export function jobMessageCatalog(catalog: Readonly<Record<string, JobKindDescriptor<string>>> = JOB_KINDS): MessageCatalog {
+  for (const [kind, descriptor] of Object.entries(catalog)) {
+    const reserved = Object.keys(descriptor.messages).find((code) => code.startsWith('job.'));
+    if (reserved) throw new JobKindDeclarationError(`job kind ${kind} declares ${reserved}; codes under job. are the engine's`);
+  }
+  try {
+    return mergeCatalogs(ENGINE_MESSAGES, ...Object.values(catalog).map((descriptor) => descriptor.messages));
+  } catch (error) {
+    if (error instanceof MessageCatalogError) throw new JobKindDeclarationError(error.message);
+    throw error;
+  }
+}
+
 export function checkJobKindCatalog(catalog: Readonly<Record<string, JobKindDescriptor<string>>>): void {
+  jobMessageCatalog(catalog);
   const typeNames = new Map<string, string>();
   const scopes = new Map<string, string>();
   for (const [kind, descriptor] of Object.entries(catalog)) {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_ITC_EXAM, HAVE_TORONTO } from './exams/datasets';
 import { HAVE_CTT_DATA } from './scheduling/ctt/datasets';
+import { requireChromium } from './api/support/browser';
 import { requireRabbit } from './support/services';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -90,4 +91,16 @@ describe('the benchmarks build and run', () => {
     expect(output).toContain('BAR MET');
     expect(output).toContain(`Reproduce: npm run bench:chaos -- ${args.join(' ')}`);
   }, 210_000);
+
+  // Builds the page into a folder of its own and measures for a second: it runs, and prints every figure.
+  it.runIf(requireChromium('test/benchmarks.test.ts (bench:web)'))('bench:web', () => {
+    const webOut = path.join(OUT, 'web');
+    const args = ['--rate', '20', '--seconds', '1', '--warmup', '0', '--web-out', path.relative(ROOT, webOut)];
+    const { status, output } = run('web', args, 150_000);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/jobEvents received by the page\s+\d+(\.\d)? \/s/);
+    expect(output).toMatch(/long tasks \(> 50 ms\)\s+\d+ \(max \d+ ms/);
+    expect(output).toMatch(/first load\s+DOMContentLoaded \d+ ms/);
+    expect(output).toContain(`reproduce: npm run bench:web -- ${args.join(' ')}`);
+  }, 160_000);
 });

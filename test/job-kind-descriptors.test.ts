@@ -27,6 +27,7 @@ const descriptor = (kind: string, overrides: Partial<JobKindDescriptor<string>> 
   exclusiveKey: exclusivePer(`scope-${kind}`),
   graphql: { typeName: `${kind.replace(/_/g, '')}Job`, description: kind },
   registration: (defaults) => ({ kind, defaults, processor: async () => null }),
+  messages: {},
   ...overrides,
 });
 

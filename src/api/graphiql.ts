@@ -5,13 +5,14 @@ import { isLoopbackRequest } from './client-address';
 const DEFAULT_QUERY = `# Jobs, newest first
 query RecentJobs {
   jobs(first: 10) {
-    edges { node { id kind status currentStep progress createdAt } }
+    edges { node { id kind status currentStep currentStepCode progress message messageCode messageParams createdAt } }
     pageInfo { hasNextPage endCursor }
   }
 }
 
 # Watch one job (paste an id):
-# subscription Watch { jobProgress(jobId: "…") { sequence reason status currentStep progress message } }
+# subscription Watch { jobProgress(jobId: "…") { sequence reason status currentStep currentStepCode progress message messageCode messageParams } }
+# Sentences follow Accept-Language (HTTP) or a "locale" connection parameter (socket), e.g. "zh-CN".
 `;
 
 /**

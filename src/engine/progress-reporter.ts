@@ -4,7 +4,7 @@ import type { EventBus } from './events/event-bus';
 import { touchJob } from './queries/touch-job';
 import { toSnapshot } from './queries/job-row';
 import type { ProgressReporter } from './registry';
-import { eventOf, JobEventReason, type JobSnapshot } from './types';
+import { asJobText, eventOf, JobEventReason, type JobSnapshot, type JobText } from './types';
 
 /** Progress that changes between heartbeats is written at most this often. */
 export const PROGRESS_FLUSH_INTERVAL_MS = 1_000;
@@ -14,9 +14,9 @@ export const MIN_HEARTBEAT_MS = 5_000;
 export const heartbeatIntervalMs = (leaseSeconds: number): number => Math.max(MIN_HEARTBEAT_MS, (leaseSeconds * 1_000) / 3);
 
 interface Pending {
-  step: string | null;
+  step: JobText | null;
   progress: number | null;
-  message: string | null;
+  message: JobText | null;
   reason: JobEventReason | null;
 }
 
@@ -54,16 +54,16 @@ export class JobHeartbeat implements ProgressReporter {
     this.heartbeatTimer.unref();
   }
 
-  step(name: string, message?: string): void {
-    this.pending.step = name;
-    this.pending.message = message ?? null;
+  step(name: string | JobText, message?: string | JobText): void {
+    this.pending.step = asJobText(name);
+    this.pending.message = message === undefined ? null : asJobText(message);
     this.schedule(0, JobEventReason.STEP);
   }
 
-  report(fraction: number, message?: string): void {
+  report(fraction: number, message?: string | JobText): void {
     if (!Number.isFinite(fraction)) return;
     this.pending.progress = Math.min(1, Math.max(0, fraction));
-    if (message !== undefined) this.pending.message = message;
+    if (message !== undefined) this.pending.message = asJobText(message);
     const wait = Math.max(0, this.lastWriteAt + PROGRESS_FLUSH_INTERVAL_MS - Date.now());
     this.schedule(wait, JobEventReason.PROGRESS);
   }
@@ -72,7 +72,7 @@ export class JobHeartbeat implements ProgressReporter {
    * Stops the timers and waits for a write in progress. Returns the step not yet
    * written, so the final write (complete) can carry it instead of a write of its own.
    */
-  async stop(): Promise<{ step: string | null }> {
+  async stop(): Promise<{ step: JobText | null }> {
     this.stopped = true;
     clearInterval(this.heartbeatTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -119,9 +119,12 @@ export class JobHeartbeat implements ProgressReporter {
         outboxId: this.deps.outboxId,
         token: this.deps.token,
         leaseSeconds: this.deps.leaseSeconds,
-        currentStep: pending.step,
+        currentStep: pending.step?.text ?? null,
+        currentStepCode: pending.step?.code ?? null,
         progress: pending.progress,
-        message: pending.message,
+        message: pending.message?.text ?? null,
+        messageCode: pending.message?.code ?? null,
+        messageParams: pending.message?.params ?? null,
       });
       if (this.stopped) return;
       if (!row) {

@@ -1,13 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { JobSnapshot } from './types';
+import type { JobSnapshot, JobText } from './types';
 
-/** What a processor uses to tell watchers where it is. */
+/**
+ * What a processor uses to tell watchers where it is. Steps and messages are best given
+ * as coded text (a stable code, its parameters and the English sentence) so any UI can
+ * say them in its own language; a plain string is stored with no code.
+ */
 export interface ProgressReporter {
   /** A named step a UI can show ("Building the model"); stored and published at once. */
-  step(name: string, message?: string): void;
+  step(name: string | JobText, message?: string | JobText): void;
   /** Progress within the job, 0–1, and an optional message; published at most about once a second. */
-  report(fraction: number, message?: string): void;
+  report(fraction: number, message?: string | JobText): void;
 }
 
 export interface ProcessorContext<Input> {
@@ -31,15 +35,33 @@ export interface ProcessorContext<Input> {
 
 /**
  * Thrown by a processor for a failure that no retry can fix (bad data): the job fails at
- * once. (Any error with `retryable: false` does the same; see retry-policy.ts.)
+ * once. (Any error with `retryable: false` does the same; see retry-policy.ts.) Given
+ * coded text, the job's error carries its code and parameters (see `jobTextOf`).
  */
 export class PermanentJobError extends Error {
   readonly retryable = false;
+  readonly jobText: JobText | null;
 
-  constructor(message: string) {
-    super(message);
+  constructor(message: string | JobText) {
+    super(typeof message === 'string' ? message : message.text);
     this.name = 'PermanentJobError';
+    this.jobText = typeof message === 'string' ? null : message;
   }
+}
+
+/**
+ * The coded text a failure describes itself with: its `jobText` property when that is
+ * a well-formed code with object parameters (the contract any domain error may follow;
+ * the engine knows none by name), else null — the job then fails with the generic code.
+ */
+export function jobTextOf(error: unknown): JobText | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const text = (error as { jobText?: unknown }).jobText as Partial<JobText> | null | undefined;
+  if (typeof text !== 'object' || text === null) return null;
+  if (typeof text.code !== 'string' || !/^[a-z][a-z0-9.-]*$/.test(text.code) || typeof text.text !== 'string') return null;
+  const params = text.params;
+  if (params !== null && params !== undefined && (typeof params !== 'object' || Array.isArray(params))) return null;
+  return { code: text.code, params: params ?? null, text: text.text };
 }
 
 export type Processor<Input = unknown, Result = unknown> = (ctx: ProcessorContext<Input>) => Promise<Result>;

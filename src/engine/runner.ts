@@ -21,10 +21,12 @@ import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
 import { requeueLostClaim } from './queries/requeue-lost-claim';
 import { spareAttempt } from './queries/spare-attempt';
-import type { KindRegistry, KindRegistration } from './registry';
+import { say } from '../i18n/message-catalog';
+import { ENGINE_MESSAGES } from './job-messages';
+import { jobTextOf, type KindRegistry, type KindRegistration } from './registry';
 import { decideAfterFailure, finalErrorMessage, isLastAttempt } from './retry-policy';
 import { ParkReason, type ConsumerHandle, type JobTransport, type Settlement } from './transport/transport';
-import { eventOf, isTerminal, JobEventReason, JobStatus, OutboxState, type JobId, type JobMessage, type JobSnapshot } from './types';
+import { eventOf, isTerminal, JobEventReason, JobStatus, OutboxState, type JobId, type JobMessage, type JobSnapshot, type JobText } from './types';
 
 export interface RunnerSettings {
   leaseSeconds: number;
@@ -182,10 +184,13 @@ export class Runner {
           outboxId: message.outboxId,
           token,
           status: JobStatus.FAILED,
-          errorMessage:
-            `Automatic retries stopped after ${attemptLimit} attempts. Check the worker logs for job ${message.jobId}, ` +
-            'fix the cause, then retry the job.',
-          message: 'Failed: attempt limit reached',
+          error: {
+            ...say(ENGINE_MESSAGES, 'job.attempts-exhausted', { attemptLimit }),
+            text:
+              `Automatic retries stopped after ${attemptLimit} attempts. Check the worker logs for job ${message.jobId}, ` +
+              'fix the cause, then retry the job.',
+          },
+          message: say(ENGINE_MESSAGES, 'job.attempt-limit-reached', { attemptLimit }),
         });
         this.emit(row, JobEventReason.FAILED);
         this.count(registration.kind, 'retry-limit');
@@ -194,8 +199,8 @@ export class Runner {
           outboxId: message.outboxId,
           token,
           status: JobStatus.CANCELLED,
-          errorMessage: null,
-          message: 'Cancelled before it started',
+          error: null,
+          message: say(ENGINE_MESSAGES, 'job.cancelled-before-start'),
         });
         this.emit(row, JobEventReason.CANCELLED);
         this.count(registration.kind, 'cancelled');
@@ -311,7 +316,14 @@ export class Runner {
                   }
                   const value = await work(txEm);
                   await txEm.flush();
-                  completedRow = await completeJob(sql, { outboxId: message.outboxId, token, result: value, message: null, currentStep: unwritten.step });
+                  completedRow = await completeJob(sql, {
+                    outboxId: message.outboxId,
+                    token,
+                    result: value,
+                    message: null,
+                    currentStep: unwritten.step?.text ?? null,
+                    currentStepCode: unwritten.step?.code ?? null,
+                  });
                   if (!completedRow) throw new LeaseLostError();
                   return value;
                 }).finally(() => (inTransaction = false));
@@ -335,7 +347,16 @@ export class Runner {
         this.emit(completedRow, JobEventReason.SUCCEEDED);
         return ACK;
       }
-      const completion: Completion = { jobId: job.id, attempt: job.attempts, outboxId: message.outboxId, token, result, message: null, currentStep: unwritten.step };
+      const completion: Completion = {
+        jobId: job.id,
+        attempt: job.attempts,
+        outboxId: message.outboxId,
+        token,
+        result,
+        message: null,
+        currentStep: unwritten.step?.text ?? null,
+        currentStepCode: unwritten.step?.code ?? null,
+      };
       // On the job's last attempt, a success must outlive this process once its delivery
       // is acknowledged: the attempt is spared first (see spare-attempt.ts). Should that
       // not be possible now (the database is away), the delivery is held until the commit.
@@ -489,8 +510,8 @@ export class Runner {
           outboxId: message.outboxId,
           token,
           status: JobStatus.CANCELLED,
-          errorMessage: null,
-          message: 'Cancelled',
+          error: null,
+          message: say(ENGINE_MESSAGES, 'job.cancelled'),
         });
         this.emit(row, JobEventReason.CANCELLED);
         return ACK;
@@ -503,7 +524,7 @@ export class Runner {
           releaseTo: durable ? OutboxState.PUBLISHED : OutboxState.PENDING,
           error: null,
           retryInMs: 0,
-          message: 'Interrupted by a worker shutdown; waiting for another worker',
+          message: say(ENGINE_MESSAGES, 'job.interrupted-by-shutdown'),
           refundAttempt: true,
         });
         this.emit(row, JobEventReason.RETRY_SCHEDULED);
@@ -522,13 +543,12 @@ export class Runner {
     if (decision.action === 'fail') {
       args.setOutcome('failed');
       logger.error({ err: error, reason: decision.reason }, 'job failed');
-      const errorMessage = finalErrorMessage(errorText, decision, attempt, attemptLimit);
       const row = await finishJob(this.sql, {
         outboxId: message.outboxId,
         token,
         status: JobStatus.FAILED,
-        errorMessage,
-        message: 'Failed',
+        error: { ...failureCode(error, decision, attemptLimit), text: finalErrorMessage(errorText, decision, attempt, attemptLimit) },
+        message: say(ENGINE_MESSAGES, 'job.failed'),
       });
       this.emit(row, JobEventReason.FAILED);
       return ACK;
@@ -546,7 +566,10 @@ export class Runner {
       releaseTo: OutboxState.PENDING,
       error: errorText,
       retryInMs: delayMs,
-      message: `Attempt ${attempt} failed: ${truncate(errorText, 200)}; retrying in ${Math.ceil(delayMs / 1000)} s`,
+      message: {
+        ...say(ENGINE_MESSAGES, 'job.retry-scheduled', { attempt, retryInSeconds: Math.ceil(delayMs / 1000) }),
+        text: `Attempt ${attempt} failed: ${truncate(errorText, 200)}; retrying in ${Math.ceil(delayMs / 1000)} s`,
+      },
       refundAttempt: false,
     });
     this.emit(row, JobEventReason.RETRY_SCHEDULED);
@@ -561,6 +584,18 @@ export class Runner {
   private count(kind: string, outcome: ProcessOutcome): void {
     this.deps.metrics.processed.add(1, { kind, outcome });
   }
+}
+
+/**
+ * The code of a job's final failure: the failure's own when it describes itself (a
+ * domain's refusal, with its parameters), the attempt limit when retries ran out, else
+ * the generic `job.failed` — whose parameters say nothing of the cause, as a client
+ * must not learn internals from a code.
+ */
+function failureCode(error: unknown, decision: { reason: 'not-retryable' | 'attempts-exhausted' }, attemptLimit: number): Omit<JobText, 'text'> {
+  if (decision.reason === 'attempts-exhausted') return { code: 'job.attempts-exhausted', params: { attemptLimit } };
+  const coded = jobTextOf(error);
+  return coded ? { code: coded.code, params: coded.params } : { code: 'job.failed', params: null };
 }
 
 function describeError(error: unknown): string {

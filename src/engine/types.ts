@@ -50,17 +50,37 @@ export enum JobEventReason {
   RETRIED = 'RETRIED',
 }
 
+/**
+ * A sentence a job shows, with the stable code and named parameters it was made from, so
+ * a UI (or the API, per request) can say it in another language. The engine stores and
+ * forwards all three without reading them; a plain string is a sentence with no code.
+ */
+export interface JobText {
+  code: string | null;
+  params: Readonly<Record<string, unknown>> | null;
+  /** The sentence in the default language (English). */
+  text: string;
+}
+
+export const asJobText = (value: string | JobText): JobText => (typeof value === 'string' ? { code: null, params: null, text: value } : value);
+
 /** Everything a watcher may see of a job; every event carries one whole. */
 export interface JobSnapshot {
   id: JobId;
   kind: string;
   status: JobStatus;
   currentStep: string | null;
+  /** The step's stable code (null for a step named without one). */
+  currentStepCode: string | null;
   progress: number;
   message: string | null;
+  messageCode: string | null;
+  messageParams: Readonly<Record<string, unknown>> | null;
   sequence: number;
   attempts: number;
   errorMessage: string | null;
+  errorCode: string | null;
+  errorParams: Readonly<Record<string, unknown>> | null;
   requestedBy: string | null;
   exclusiveKey: string | null;
   input: unknown;
@@ -77,8 +97,11 @@ export interface JobEvent {
   kind: string;
   status: JobStatus;
   currentStep: string | null;
+  currentStepCode: string | null;
   progress: number;
   message: string | null;
+  messageCode: string | null;
+  messageParams: Readonly<Record<string, unknown>> | null;
   sequence: number;
   reason: JobEventReason;
   occurredAt: Date;
@@ -91,8 +114,11 @@ export function eventOf(job: JobSnapshot, reason: JobEventReason, occurredAt = n
     kind: job.kind,
     status: job.status,
     currentStep: job.currentStep,
+    currentStepCode: job.currentStepCode,
     progress: job.progress,
     message: job.message,
+    messageCode: job.messageCode,
+    messageParams: job.messageParams,
     sequence: job.sequence,
     reason,
     occurredAt,

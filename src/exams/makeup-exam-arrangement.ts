@@ -10,7 +10,9 @@ import type { JobEngine } from '../engine/engine';
 import { badInput } from '../engine/errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
+import { say, type CodedText, type ParamsArgument } from '../i18n/message-catalog';
 import { exclusivePer, JobKind } from '../job-kinds';
+import { MAKEUP_EXAM_MESSAGES } from './job-messages';
 import { saveArrangement } from './arrangement-service';
 import { MakeupExamSession, MakeupExamSessionFormat } from './entities';
 import { evaluateArrangement, type ExamHardViolations, type ExamSoftCost } from './evaluation/evaluator';
@@ -32,14 +34,23 @@ export const MAX_ITERATIONS = 1_000_000_000;
 export const MAKEUP_EXAM_SESSION_KEY = exclusivePer('makeup-exam-session');
 export const makeupExamSessionKey = (sessionId: string) => MAKEUP_EXAM_SESSION_KEY.key(sessionId);
 
-export const MakeupExamSteps = {
-  COLLECTING: 'Collecting failed enrolments',
-  BUILDING: 'Building the conflict graph',
-  ASSIGNING_PERIODS: 'Assigning periods and rooms',
-  OPTIMISING: 'Optimising',
-  ASSIGNING_INVIGILATORS: 'Assigning invigilators',
-  SAVING: 'Saving the arrangement',
+/** The job's steps, in order, as coded text (codes and sentences in job-messages.ts). */
+export const MAKEUP_EXAM_STEPS = {
+  COLLECTING: say(MAKEUP_EXAM_MESSAGES, 'makeup.collecting'),
+  BUILDING: say(MAKEUP_EXAM_MESSAGES, 'makeup.building-graph'),
+  ASSIGNING_PERIODS: say(MAKEUP_EXAM_MESSAGES, 'makeup.assigning-periods'),
+  OPTIMISING: say(MAKEUP_EXAM_MESSAGES, 'makeup.optimising'),
+  ASSIGNING_INVIGILATORS: say(MAKEUP_EXAM_MESSAGES, 'makeup.assigning-invigilators'),
+  SAVING: say(MAKEUP_EXAM_MESSAGES, 'makeup.saving'),
 } as const;
+
+/** The steps' English sentences (what `currentStep` says by default). */
+export const MakeupExamSteps = Object.fromEntries(Object.entries(MAKEUP_EXAM_STEPS).map(([key, step]) => [key, step.text])) as {
+  readonly [K in keyof typeof MAKEUP_EXAM_STEPS]: string;
+};
+
+type Messages = typeof MAKEUP_EXAM_MESSAGES;
+const text = <K extends keyof Messages & string>(code: K, ...params: ParamsArgument<Messages[K]>) => say(MAKEUP_EXAM_MESSAGES, code, ...params);
 
 export interface MakeupExamArrangementInput {
   sessionId: string;
@@ -79,24 +90,28 @@ export function validateMakeupExamArrangementInput(raw: unknown): MakeupExamArra
 }
 
 /** Why a session cannot be arranged as it is, in words a person can act on; null when it can. */
-function arrangeable(data: SessionModel): string | null {
+function arrangeable(data: SessionModel): CodedText | null {
   const { session, model } = data;
-  if (model.periods.length === 0) return `session ${session.code} has no periods`;
-  if (session.capacitated && model.rooms.length === 0) return `session ${session.code} has no rooms`;
+  const sessionCode = session.code;
+  if (model.periods.length === 0) return text('makeup.no-periods', { sessionCode });
+  if (session.capacitated && model.rooms.length === 0) return text('makeup.no-rooms', { sessionCode });
   if (model.exams.length === 0) {
     return session.format === MakeupExamSessionFormat.TERM
-      ? `no student of session ${session.code} scored below the passing score (${session.passingScore}): there is no make-up exam to arrange`
-      : `session ${session.code} has no exams`;
+      ? text('makeup.no-failed-students', { sessionCode, passingScore: session.passingScore })
+      : text('makeup.no-exams', { sessionCode });
   }
-  if (session.format === MakeupExamSessionFormat.TERM && data.invigilators.length === 0) return `session ${session.code} has no invigilators`;
+  if (session.format === MakeupExamSessionFormat.TERM && data.invigilators.length === 0) return text('makeup.no-invigilators', { sessionCode });
   try {
     validateModel(model);
   } catch (error) {
-    if (error instanceof ExamModelError) return `session ${session.code} cannot be arranged as it is: ${error.message}`;
+    if (error instanceof ExamModelError) return text('makeup.session-invalid', { sessionCode, detail: error.message });
     throw error;
   }
   return null;
 }
+
+/** A failure no retry fixes, its sentence starting with a capital (it is a job's error message). */
+const failure = (coded: CodedText) => new PermanentJobError({ ...coded, text: coded.text.charAt(0).toUpperCase() + coded.text.slice(1) });
 
 /**
  * Starts an arrangement of a session: checks the session at once (so a mistake is a
@@ -112,7 +127,7 @@ export async function startMakeupExamArrangement(
   return deps.em.transactional(async (tx) => {
     const data = await loadSessionModel(tx, input.sessionId);
     const problem = arrangeable(data);
-    if (problem) throw badInput(`sessionId: ${problem}`, { field: 'sessionId' });
+    if (problem) throw badInput(`sessionId: ${problem.text}`, { field: 'sessionId' });
     const { job } = await deps.engine.enqueue(
       { kind: JobKind.MAKEUP_EXAM_AUTO, input, requestedBy: requestedBy ?? null, exclusiveKey: makeupExamSessionKey(data.session.id) },
       tx,
@@ -136,16 +151,19 @@ export interface MakeupExamArrangementOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Names a step and lets it reach the database before the next (steps close together would merge). */
-async function enterStep(ctx: ProcessorContext<unknown>, name: string, message?: string): Promise<void> {
+async function enterStep(ctx: ProcessorContext<unknown>, name: CodedText, message?: CodedText): Promise<void> {
   ctx.progress.step(name, message);
   await sleep(20);
 }
 
-function progressMessage(p: ExamSolveProgress): string {
-  if (!Number.isFinite(p.bestCost)) return `no arrangement yet, ${p.unplacedExams} exams to place`;
-  const hard = p.bestHard > 0 ? `, ${p.bestHard} hard violations` : '';
-  const unplaced = p.unplacedExams > 0 ? `, ${p.unplacedExams} exams unplaced` : '';
-  return `best cost ${Number(p.bestCost.toFixed(4))}${hard}${unplaced}, ${p.iterations} moves`;
+function progressMessage(p: ExamSolveProgress): CodedText {
+  const complete = Number.isFinite(p.bestCost);
+  return text('solver.progress', {
+    bestPenalty: complete ? Number(p.bestCost.toFixed(4)) : null,
+    hardViolations: complete ? p.bestHard : 0,
+    moves: p.iterations,
+    unplacedExams: p.unplacedExams,
+  });
 }
 
 export function createMakeupExamArrangementProcessor(options: MakeupExamArrangementOptions = {}) {
@@ -154,25 +172,29 @@ export function createMakeupExamArrangementProcessor(options: MakeupExamArrangem
     const input = validateMakeupExamArrangementInput(ctx.input);
     const { em, signal } = ctx;
 
-    await enterStep(ctx, MakeupExamSteps.COLLECTING);
+    await enterStep(ctx, MAKEUP_EXAM_STEPS.COLLECTING);
     const data = await loadSessionModel(em, input.sessionId).catch((error: { code?: string }) => {
-      if (error.code === 'NOT_FOUND') throw new PermanentJobError(`Make-up exam session ${input.sessionId} no longer exists`);
+      if (error.code === 'NOT_FOUND') throw failure(text('makeup.session-missing', { sessionId: input.sessionId }));
       throw error;
     });
     const problem = arrangeable(data);
-    if (problem) throw new PermanentJobError(problem.charAt(0).toUpperCase() + problem.slice(1));
+    if (problem) throw failure(problem);
     const { model } = data;
 
-    await enterStep(ctx, MakeupExamSteps.BUILDING, `${model.exams.length} exams, ${data.students} students, ${model.periods.length} periods, ${model.rooms.length} rooms`);
+    await enterStep(
+      ctx,
+      MAKEUP_EXAM_STEPS.BUILDING,
+      text('makeup.model-size', { exams: model.exams.length, students: data.students, periods: model.periods.length, rooms: model.rooms.length }),
+    );
     // The solver starts by constructing: the step is entered now, as a small session can be
     // built before the solver's first report, which then already says "optimising".
-    await enterStep(ctx, MakeupExamSteps.ASSIGNING_PERIODS);
+    await enterStep(ctx, MAKEUP_EXAM_STEPS.ASSIGNING_PERIODS);
     // The solver constructs, then optimises; it never goes back.
     let optimising = false;
     const onProgress = (p: ExamSolveProgress) => {
       if (p.phase === 'optimising' && !optimising) {
         optimising = true;
-        ctx.progress.step(MakeupExamSteps.OPTIMISING);
+        ctx.progress.step(MAKEUP_EXAM_STEPS.OPTIMISING);
       }
       ctx.progress.report(p.fraction, progressMessage(p));
     };
@@ -185,23 +207,21 @@ export function createMakeupExamArrangementProcessor(options: MakeupExamArrangem
       );
     } catch (error) {
       if (error instanceof ExamSolverWorkerError && error.originalName === 'ExamModelError') {
-        throw new PermanentJobError(`Session ${data.session.code} cannot be arranged as it is: ${error.message}`);
+        throw failure(text('makeup.session-invalid', { sessionCode: data.session.code, detail: error.message }));
       }
       throw error;
     }
     signal.throwIfAborted();
 
-    await enterStep(ctx, MakeupExamSteps.ASSIGNING_INVIGILATORS, `${solved.arrangement.invigilation.length} rooms in use to supervise`);
+    await enterStep(ctx, MAKEUP_EXAM_STEPS.ASSIGNING_INVIGILATORS, text('makeup.invigilation-size', { rooms: solved.arrangement.invigilation.length }));
     const evaluation = evaluateArrangement(model, solved.arrangement);
 
-    await enterStep(ctx, MakeupExamSteps.SAVING);
+    await enterStep(ctx, MAKEUP_EXAM_STEPS.SAVING);
     return ctx.completeWithin(async (tx) => {
       // The session must still be what was arranged: any edit since raised its revision.
       const current = await tx.findOne(MakeupExamSession, { id: data.session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!current) throw new PermanentJobError(`Make-up exam session ${data.session.code} was deleted during the arrangement`);
-      if (current.revision !== data.session.revision) {
-        throw new PermanentJobError(`Make-up exam session ${current.code} changed during the arrangement; the result was not saved (start it again)`);
-      }
+      if (!current) throw failure(text('makeup.session-deleted', { sessionCode: data.session.code }));
+      if (current.revision !== data.session.revision) throw failure(text('makeup.session-changed', { sessionCode: current.code }));
       const saved = await saveArrangement(tx, data, current, solved.arrangement, evaluation, {
         jobId: ctx.job.id,
         seed: solved.seed,

@@ -11,7 +11,9 @@ import type { JobEngine } from '../engine/engine';
 import { badInput } from '../errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
+import { say, type CodedText, type ParamsArgument } from '../i18n/message-catalog';
 import { exclusivePer, JobKind } from '../job-kinds';
+import { AUTOMATIC_SCHEDULE_MESSAGES } from './job-messages';
 import { compileModel, CttModelError } from './ctt/model';
 import type { SolveProgress, SolveResult } from './ctt/solver';
 import { solveInWorker, type SolveInWorkerHooks, type WorkerSolveOptions } from './ctt/solver-worker';
@@ -24,13 +26,24 @@ export const MAX_TIME_LIMIT_SECONDS = 600;
 export const DEFAULT_TIME_LIMIT_SECONDS = 60;
 export const DEFAULT_SEED = 1;
 
-export const AutomaticScheduleSteps = {
-  LOADING: 'Loading the term',
-  BUILDING: 'Building the model',
-  CONSTRUCTING: 'Constructing',
-  OPTIMISING: 'Optimising',
-  SAVING: 'Saving the plan',
+/** The job's steps, in order, as coded text (codes and sentences in job-messages.ts). */
+export const AUTOMATIC_SCHEDULE_STEPS = {
+  LOADING: say(AUTOMATIC_SCHEDULE_MESSAGES, 'schedule.loading-term'),
+  BUILDING: say(AUTOMATIC_SCHEDULE_MESSAGES, 'schedule.building-model'),
+  CONSTRUCTING: say(AUTOMATIC_SCHEDULE_MESSAGES, 'schedule.constructing'),
+  OPTIMISING: say(AUTOMATIC_SCHEDULE_MESSAGES, 'schedule.optimising'),
+  SAVING: say(AUTOMATIC_SCHEDULE_MESSAGES, 'schedule.saving'),
 } as const;
+
+/** The steps' English sentences (what `currentStep` says by default). */
+export const AutomaticScheduleSteps = Object.fromEntries(Object.entries(AUTOMATIC_SCHEDULE_STEPS).map(([key, step]) => [key, step.text])) as {
+  readonly [K in keyof typeof AUTOMATIC_SCHEDULE_STEPS]: string;
+};
+
+type Messages = typeof AUTOMATIC_SCHEDULE_MESSAGES;
+/** A failure no retry fixes, with its code and parameters. */
+const failure = <K extends keyof Messages & string>(code: K, ...params: ParamsArgument<Messages[K]>) =>
+  new PermanentJobError(say(AUTOMATIC_SCHEDULE_MESSAGES, code, ...params));
 
 export interface AutomaticScheduleInput {
   planId: string;
@@ -111,7 +124,7 @@ export interface AutomaticScheduleOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Names a step and lets it reach the database before the next (steps close together would merge). */
-async function enterStep(ctx: ProcessorContext<unknown>, name: string, message?: string): Promise<void> {
+async function enterStep(ctx: ProcessorContext<unknown>, name: CodedText, message?: CodedText): Promise<void> {
   ctx.progress.step(name, message);
   await sleep(20);
 }
@@ -128,39 +141,49 @@ export function createAutomaticScheduleProcessor(options: AutomaticScheduleOptio
     const input = validateAutomaticScheduleInput(ctx.input);
     const { em, signal } = ctx;
 
-    await enterStep(ctx, AutomaticScheduleSteps.LOADING);
+    await enterStep(ctx, AUTOMATIC_SCHEDULE_STEPS.LOADING);
     const plan = await em.findOne(SchedulePlan, { id: input.planId });
-    if (!plan) throw new PermanentJobError(`Schedule plan ${input.planId} no longer exists`);
+    if (!plan) throw failure('schedule.plan-missing', { planId: input.planId });
     if (plan.status !== SchedulePlanStatus.DRAFT) {
-      throw new PermanentJobError(`Plan "${plan.name}" is ${plan.status} now; only a DRAFT can be scheduled (copy it to make a new draft)`);
+      throw failure('schedule.plan-not-draft', { planName: plan.name, status: plan.status });
     }
     const data = await loadTermData(em, plan.term.id);
     const locked = await em.find(ScheduleAssignment, { plan, locked: true });
 
-    await enterStep(ctx, AutomaticScheduleSteps.BUILDING, `${data.courses.length} courses, ${data.rooms.length} rooms, ${locked.length} locked lectures`);
+    await enterStep(
+      ctx,
+      AUTOMATIC_SCHEDULE_STEPS.BUILDING,
+      say(AUTOMATIC_SCHEDULE_MESSAGES, 'schedule.model-size', { courses: data.courses.length, rooms: data.rooms.length, lockedLectures: locked.length }),
+    );
     const model = buildCttModel(data, locked);
     try {
       compileModel(model);
     } catch (error) {
-      if (error instanceof CttModelError) throw new PermanentJobError(`Term ${data.term.code} cannot be timetabled as it is: ${error.message}`);
+      if (error instanceof CttModelError) throw failure('schedule.term-infeasible', { termCode: data.term.code, detail: error.message });
       throw error;
     }
 
-    await enterStep(ctx, AutomaticScheduleSteps.CONSTRUCTING);
+    await enterStep(ctx, AUTOMATIC_SCHEDULE_STEPS.CONSTRUCTING);
     let optimising = false;
     const onProgress = (p: SolveProgress) => {
       if (p.phase === 'optimising' && !optimising) {
         optimising = true;
-        ctx.progress.step(AutomaticScheduleSteps.OPTIMISING);
+        ctx.progress.step(AUTOMATIC_SCHEDULE_STEPS.OPTIMISING);
       }
-      const best = Number.isFinite(p.bestPenalty) ? `best penalty ${p.bestPenalty}` : 'no timetable yet';
-      const hard = p.bestHard > 0 && Number.isFinite(p.bestPenalty) ? `, ${p.bestHard} hard violations` : '';
-      ctx.progress.report(p.fraction, `${best}${hard}, ${p.iterations} moves`);
+      const complete = Number.isFinite(p.bestPenalty);
+      ctx.progress.report(
+        p.fraction,
+        say(AUTOMATIC_SCHEDULE_MESSAGES, 'solver.progress', {
+          bestPenalty: complete ? p.bestPenalty : null,
+          hardViolations: complete ? p.bestHard : 0,
+          moves: p.iterations,
+        }),
+      );
     };
     const solved = await solve(model, { seed: input.seed, timeLimitMs: input.timeLimitSeconds * 1_000, progressIntervalMs: 500 }, { signal, onProgress });
     signal.throwIfAborted();
 
-    await enterStep(ctx, AutomaticScheduleSteps.SAVING);
+    await enterStep(ctx, AUTOMATIC_SCHEDULE_STEPS.SAVING);
     const codes = codesOf(data);
     // Lock rows keep their lecture index; the solver's other lectures of a course take the free ones.
     const lockedAt = new Map(locked.map((a) => [`${a.course.id}@${a.day}.${a.period}:${a.room.id}`, a]));
@@ -193,13 +216,13 @@ export function createAutomaticScheduleProcessor(options: AutomaticScheduleOptio
     return ctx.completeWithin(async (tx) => {
       // The plan must still be the DRAFT we solved, with the same locks.
       const current = await tx.findOne(SchedulePlan, { id: plan.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!current) throw new PermanentJobError(`Schedule plan ${plan.id} was deleted during the solve`);
+      if (!current) throw failure('schedule.plan-deleted', { planId: plan.id });
       if (current.status !== SchedulePlanStatus.DRAFT) {
-        throw new PermanentJobError(`Plan "${current.name}" became ${current.status} during the solve; the result was not saved`);
+        throw failure('schedule.plan-status-changed', { planName: current.name, status: current.status });
       }
       const nowLocked = await tx.find(ScheduleAssignment, { plan: plan.id, locked: true });
       if (lockSignature(nowLocked) !== signature) {
-        throw new PermanentJobError(`The locked lectures of plan "${current.name}" changed during the solve; start the schedule again`);
+        throw failure('schedule.locks-changed', { planName: current.name });
       }
       await tx.nativeDelete(ScheduleAssignment, { plan: plan.id, locked: false });
       for (const a of fresh) {

@@ -12,16 +12,27 @@ import type { JobEngine } from '../engine/engine';
 import { badInput } from '../errors';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
+import { say, type ParamsArgument } from '../i18n/message-catalog';
 import { exclusivePer, JobKind } from '../job-kinds';
+import { SCHEDULE_PUBLISH_MESSAGES } from './job-messages';
 import { summariseConflicts } from './conflicts';
 import { PublishedTimetableEntry, ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
 import { evaluateLectures, findSchedulePlan, type PlanEvaluation } from './plan-service';
 import { loadTermData, type TermData } from './term-data';
 
-export const SchedulePublishSteps = {
-  VALIDATING: 'Validating the plan',
-  PUBLISHING: 'Publishing the plan',
+/** The job's steps, in order, as coded text (codes and sentences in job-messages.ts). */
+export const SCHEDULE_PUBLISH_STEPS = {
+  VALIDATING: say(SCHEDULE_PUBLISH_MESSAGES, 'publish.validating'),
+  PUBLISHING: say(SCHEDULE_PUBLISH_MESSAGES, 'publish.publishing'),
 } as const;
+
+/** The steps' English sentences (what `currentStep` says by default). */
+export const SchedulePublishSteps = { VALIDATING: SCHEDULE_PUBLISH_STEPS.VALIDATING.text, PUBLISHING: SCHEDULE_PUBLISH_STEPS.PUBLISHING.text } as const;
+
+type Messages = typeof SCHEDULE_PUBLISH_MESSAGES;
+/** A failure no retry fixes, with its code and parameters. */
+const failure = <K extends keyof Messages & string>(code: K, ...params: ParamsArgument<Messages[K]>) =>
+  new PermanentJobError(say(SCHEDULE_PUBLISH_MESSAGES, code, ...params));
 
 /** The stages inside the publishing transaction, in order (named for the failure-injection hook). */
 export type PublishStage = 'validate' | 'archive-previous' | 'publish' | 'build-views';
@@ -85,9 +96,9 @@ async function placedLectures(em: EntityManager, planId: string, data: TermData)
 
 function refuseIfInfeasible(plan: SchedulePlan, evaluation: PlanEvaluation): void {
   if (evaluation.hardViolations === 0) return;
-  throw new PermanentJobError(
-    `Plan "${plan.name}" cannot be published: it has ${evaluation.hardViolations} hard violation(s). Fix these first:\n${summariseConflicts(evaluation.conflicts)}`,
-  );
+  const refusal = say(SCHEDULE_PUBLISH_MESSAGES, 'publish.plan-infeasible', { planName: plan.name, hardViolations: evaluation.hardViolations });
+  // The English message lists the conflicts; the code's parameters carry their count.
+  throw new PermanentJobError({ ...refusal, text: `${refusal.text}. Fix these first:\n${summariseConflicts(evaluation.conflicts)}` });
 }
 
 export function createSchedulePublishProcessor(options: SchedulePublishOptions = {}) {
@@ -97,15 +108,15 @@ export function createSchedulePublishProcessor(options: SchedulePublishOptions =
     const { em } = ctx;
 
     // Outside the transaction first, so a plan with conflicts fails with the list at once.
-    ctx.progress.step(SchedulePublishSteps.VALIDATING);
+    ctx.progress.step(SCHEDULE_PUBLISH_STEPS.VALIDATING);
     const plan = await em.findOne(SchedulePlan, { id: input.planId });
-    if (!plan) throw new PermanentJobError(`Schedule plan ${input.planId} no longer exists`);
+    if (!plan) throw failure('publish.plan-missing', { planId: input.planId });
     const data = await loadTermData(em, plan.term.id);
     const first = await placedLectures(em, plan.id, data);
     refuseIfInfeasible(plan, evaluateLectures(data, first.placed, first.assignments));
     ctx.signal.throwIfAborted();
 
-    ctx.progress.step(SchedulePublishSteps.PUBLISHING, 'archiving the previous plan, publishing this one, building the published timetable');
+    ctx.progress.step(SCHEDULE_PUBLISH_STEPS.PUBLISHING, say(SCHEDULE_PUBLISH_MESSAGES, 'publish.publishing-detail'));
     await new Promise((resolve) => setTimeout(resolve, 20));
 
     return ctx.completeWithin(async (tx) => {
@@ -113,8 +124,8 @@ export function createSchedulePublishProcessor(options: SchedulePublishOptions =
       await stage('validate', plan.id);
       const locked = await tx.find(SchedulePlan, { term: plan.term.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
       const current = locked.find((p) => p.id === plan.id);
-      if (!current) throw new PermanentJobError(`Schedule plan ${plan.id} was deleted`);
-      if (current.status === SchedulePlanStatus.PUBLISHED) throw new PermanentJobError(`Plan "${current.name}" is already published`);
+      if (!current) throw failure('publish.plan-deleted', { planId: plan.id });
+      if (current.status === SchedulePlanStatus.PUBLISHED) throw failure('publish.already-published', { planName: current.name });
       const txData = await loadTermData(tx, plan.term.id);
       const lectures = await placedLectures(tx, plan.id, txData);
       const evaluation = evaluateLectures(txData, lectures.placed, lectures.assignments);

@@ -211,7 +211,7 @@ describe('stolen lease', () => {
       }),
     ).toBeUndefined();
     expect(
-      await finishJob(sql, { outboxId, token: a, status: JobStatus.FAILED, errorMessage: 'A gave up', message: 'A failed' }),
+      await finishJob(sql, { outboxId, token: a, status: JobStatus.FAILED, error: 'A gave up', message: 'A failed' }),
     ).toBeUndefined();
     expect(
       await touchJob(sql, { outboxId, token: a, leaseSeconds: 3_600, currentStep: 'A step', progress: 0.9, message: 'A progress' }),

@@ -33,7 +33,7 @@ async function waitFor<T>(what: string, read: () => Promise<T | undefined>, time
 }
 
 async function jobRow(pool: pg.Pool, id: string) {
-  const { rows } = await pool.query('SELECT status, attempts, current_step, result FROM jobs WHERE id = $1', [id]);
+  const { rows } = await pool.query('SELECT status, attempts, current_step, result, message, message_code FROM jobs WHERE id = $1', [id]);
   return rows[0];
 }
 
@@ -71,6 +71,7 @@ describe.runIf(rabbit)('graceful shutdown', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(5_000);
     const released = await jobRow(db.pool, long.id);
     expect(released.status).toBe('QUEUED');
+    expect(released).toMatchObject({ message: 'Interrupted by a worker shutdown; waiting for another worker', message_code: 'job.interrupted-by-shutdown' });
     const { rows: outbox } = await db.pool.query('SELECT state, processing_attempts FROM job_outbox WHERE job_id = $1', [long.id]);
     expect(outbox[0]).toMatchObject({ state: 'PUBLISHED', processing_attempts: 0 });
 

@@ -61,6 +61,7 @@ it('announces every job it puts back to QUEUED, with the new sequence, one batch
     expect(event.reason).toBe(JobEventReason.RETRY_SCHEDULED);
     expect(event.status).toBe(JobStatus.QUEUED);
     expect(event.job.status).toBe(JobStatus.QUEUED);
+    expect(event).toMatchObject({ messageCode: 'job.worker-lost', messageParams: null, message: 'The worker running this job stopped responding; it will be retried' });
     // A new sequence, the one now in the database: watchers order by it.
     expect(event.sequence).toBe(8);
     expect(event.sequence).toBe(inDb.get(event.jobId)!.sequence);

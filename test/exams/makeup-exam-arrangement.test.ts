@@ -8,7 +8,7 @@ import { parseItc2007Exam } from '../../src/exams/formats/itc2007-exam-format';
 import { parseItc2007Solution } from '../../src/exams/formats/itc2007-solution-format';
 import { parseToronto } from '../../src/exams/formats/toronto-format';
 import { parseTorontoSolution } from '../../src/exams/formats/toronto-solution-format';
-import { MakeupExamSteps, type MakeupExamArrangementResult } from '../../src/exams/makeup-exam-arrangement';
+import { MAKEUP_EXAM_STEPS, MakeupExamSteps, type MakeupExamArrangementResult } from '../../src/exams/makeup-exam-arrangement';
 import { loadSessionModel } from '../../src/exams/session-model';
 import { waitForJob } from '../support/engine-harness';
 import { createTermSession } from './exam-session-fixture';
@@ -36,7 +36,12 @@ describe('MAKEUP_EXAM_AUTO', () => {
     expect(result.iterations).toBeGreaterThan(0);
     const steps = events.filter((e) => e.jobId === job.id).map((e) => e.currentStep);
     for (const step of Object.values(MakeupExamSteps)) expect(steps, step).toContain(step);
-    expect(events.some((e) => e.jobId === job.id && /best cost \d/.test(e.message ?? ''))).toBe(true);
+    const best = events.find((e) => e.jobId === job.id && e.messageCode === 'solver.progress' && e.messageParams?.bestPenalty !== null)!;
+    expect(best.message).toMatch(/^best penalty \d/);
+    expect(best.messageParams).toEqual({ bestPenalty: expect.any(Number), hardViolations: expect.any(Number), moves: expect.any(Number), unplacedExams: expect.any(Number) });
+    expect(new Set(events.filter((e) => e.jobId === job.id).map((e) => e.currentStepCode))).toEqual(
+      new Set([null, ...Object.values(MAKEUP_EXAM_STEPS).map((step) => step.code)]),
+    );
 
     // Saved: one sitting per room used, each with an invigilator; the evaluator agrees.
     const data = await loadSessionModel(em(), session.id);
@@ -107,7 +112,7 @@ describe('MAKEUP_EXAM_AUTO', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     const progress = events.filter((e) => e.jobId === job.id && e.reason === 'PROGRESS' && e.occurredAt.getTime() >= optimisingFrom);
     expect(progress.length).toBeGreaterThanOrEqual(2);
-    expect(progress.every((e) => /best cost \d/.test(e.message ?? ''))).toBe(true);
+    expect(progress.every((e) => e.messageCode === 'solver.progress' && /^best penalty \d/.test(e.message ?? ''))).toBe(true);
     // Once a second, with slack for a loaded machine; a stalled reporter shows the whole solve.
     for (let i = 1; i < progress.length; i++) expect(progress[i].occurredAt.getTime() - progress[i - 1].occurredAt.getTime()).toBeLessThan(2_000);
     const asked = Date.now();

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../../engine/engine';
 import type { JobSnapshot } from '../../engine/types';
+import { DEFAULT_LOCALE, type Locale } from '../../i18n/locale';
 import type { Viewer } from '../auth/viewer';
 import { CostMeter } from './cost-meter';
 import type { JobEventHub } from './job-event-hub';
@@ -28,6 +29,8 @@ export type Loaders = {
 /** The resolver context. A `type`, not an `interface`, so graphql-ws accepts it. */
 export type GraphQLContext = {
   viewer: Viewer | null;
+  /** The language of the sentences the server writes for this request (steps, messages, errors). */
+  locale: Locale;
   engine: JobEngine;
   hub: JobEventHub;
   logger: Logger;
@@ -58,12 +61,13 @@ export function createLoaders(engine: JobEngine): Loaders {
   };
 }
 
-export function createContext(deps: ApiDependencies, viewer: Viewer | null): GraphQLContext {
+export function createContext(deps: ApiDependencies, viewer: Viewer | null, locale: Locale = DEFAULT_LOCALE): GraphQLContext {
   // Loaders are made on first use: most socket operations (subscriptions) never need one.
   let loaders: Loaders | undefined;
   const cost = new CostMeter();
   return {
     viewer,
+    locale,
     engine: deps.engine,
     hub: deps.hub,
     logger: deps.logger,

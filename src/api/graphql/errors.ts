@@ -110,6 +110,16 @@ export interface ErrorFormatterOptions {
  * INTERNAL_SERVER_ERROR "Internal server error (ref …)". Messages are clipped; in
  * production they carry no "Did you mean" hints and no stack traces.
  */
+/**
+ * The input field a refusal names (`extensions.field`), so a UI can point at it and say
+ * the refusal in its own language beside the code. Only a schema name is sent: the other
+ * details of a refusal may quote the caller's input at any length.
+ */
+function fieldOf(error: EngineError): Record<string, unknown> {
+  const field = error.details.field;
+  return typeof field === 'string' && /^[A-Za-z][A-Za-z0-9.]{0,63}$/.test(field) ? { field } : {};
+}
+
 export function createErrorFormatter(options: ErrorFormatterOptions) {
   return function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
     const base = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
@@ -122,10 +132,12 @@ export function createErrorFormatter(options: ErrorFormatterOptions) {
 
     const chain = causes(error);
     for (const cause of chain) {
-      if (cause instanceof EngineError || cause instanceof AuthError) return send(cause.code, cause.message);
+      if (cause instanceof EngineError) return send(cause.code, cause.message, fieldOf(cause));
+      if (cause instanceof AuthError) return send(cause.code, cause.message);
       if (cause instanceof ArgumentValidationError) {
         const problems = cause.extensions.validationErrors.flatMap((v) => describeValidation(v)).map(clipMessage);
-        return send(ErrorCode.BAD_USER_INPUT, `Invalid arguments: ${problems.join('; ')}`, { problems });
+        const field = cause.extensions.validationErrors.map((v) => fieldPath(v)).find((path) => path !== null);
+        return send(ErrorCode.BAD_USER_INPUT, `Invalid arguments: ${problems.join('; ')}`, { problems, ...(field ? { field } : {}) });
       }
       if (cause instanceof ApiError) {
         const { code, http: _http, ...rest } = cause.extensions as Record<string, unknown>;
@@ -152,6 +164,17 @@ export function createErrorFormatter(options: ErrorFormatterOptions) {
     options.onInternal?.(bottom, ref);
     return send(ErrorCode.INTERNAL_SERVER_ERROR, `Internal server error (ref ${ref})`);
   };
+}
+
+/** The path of the first argument a validation error refuses (`input.timeLimitSeconds`), a schema name. */
+function fieldPath(v: { property: string; constraints?: Record<string, string>; children?: unknown[] }): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(v.property)) return null;
+  if (Object.keys(v.constraints ?? {}).length > 0) return v.property;
+  for (const child of (v.children ?? []) as (typeof v)[]) {
+    const path = fieldPath(child);
+    if (path !== null) return `${v.property}.${path}`;
+  }
+  return null;
 }
 
 function describeValidation(v: { property: string; constraints?: Record<string, string>; children?: unknown[] }): string[] {

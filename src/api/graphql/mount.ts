@@ -13,8 +13,10 @@ import { DEFAULT_LIMITS, type Config } from '../../config';
 import type { JobEngine } from '../../engine/engine';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
+import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
 import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
+import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
@@ -44,11 +46,13 @@ export interface GraphQLMountOptions {
 /** graphql-ws's `extra`, with who connected. */
 type SocketExtra = {
   viewer?: Viewer;
+  /** The socket's language: `connectionParams.locale`, else the upgrade request's Accept-Language. */
+  locale?: Locale;
 };
 
 /**
  * The API role's part of the HTTP server: Apollo Server at /graphql (POST and GET),
- * graphql-ws on the same port and path, and GraphiQL at /graphiql. Use as
+ * graphql-ws on the same port and path, GraphiQL at /graphiql, and the web page at /. Use as
  * `startHttpServer({ …, mount: graphqlMount(options) })`.
  */
 export function graphqlMount(options: GraphQLMountOptions): (app: Express, server: http.Server) => Promise<() => Promise<void>> {
@@ -117,6 +121,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
               return false;
             }
             ctx.extra.viewer = viewer;
+            ctx.extra.locale =
+              params.locale !== undefined ? localeFromParam(params.locale) : localeFromAcceptLanguage(ctx.extra.request.headers['accept-language']);
             return true;
           } catch (error) {
             const forbidden = error instanceof AuthError && error.code === 'FORBIDDEN';
@@ -140,7 +146,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           if (tooCostlyPerEvent) return [tooCostlyPerEvent];
           const overDashboards = socketLimits.claimDashboard(ctx.extra.socket, id, viewer, document, payload.operationName);
           if (overDashboards) return [overDashboards];
-          const contextValue = createContext(deps, viewer);
+          const contextValue = createContext(deps, viewer, ctx.extra.locale);
           // A subscription pays its run-time charges on every event: they come out of the
           // per-event budget, not the one-off operation limit.
           const isSubscription = getOperationAST(document, payload.operationName ?? undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
@@ -216,12 +222,13 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       shapeCheck({ schema, rules: shapes, parseOptions: parseOptions(settings), formatError }),
       expressMiddleware(apollo, {
         context: async ({ req }) => {
+          const locale = localeFromAcceptLanguage(req.headers['accept-language']);
           const header = req.headers.authorization;
-          if (header === undefined || header.trim() === '') return createContext(deps, null);
+          if (header === undefined || header.trim() === '') return createContext(deps, null, locale);
           const token = Authenticator.tokenFrom(header);
           if (!token) throw apiError(ErrorCode.UNAUTHENTICATED, 'The Authorization header must be "Bearer <token>"');
           try {
-            return createContext(deps, await auth.authenticator.verify(token));
+            return createContext(deps, await auth.authenticator.verify(token), locale);
           } catch (error) {
             if (error instanceof AuthError) {
               const e = apiError(error.code === 'FORBIDDEN' ? ErrorCode.FORBIDDEN : ErrorCode.UNAUTHENTICATED, error.message);
@@ -237,6 +244,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     if (settings.graphiql) {
       app.get(GRAPHIQL_PATH, graphiqlHandler({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken }));
+    }
+    // Last: the page's fallback answers every GET path the routes above do not.
+    if (settings.webRoot) {
+      mountWebApp(app, { root: settings.webRoot, devToken: settings.production ? null : auth.devAdminToken, logger });
     }
 
     resync.start();

@@ -39,11 +39,22 @@ export class JobEntity {
   @Property({ type: 'text', nullable: true })
   currentStep?: string | null;
 
+  /** The stable code of the current step (see src/i18n); the sentence above is its English. */
+  @Property({ type: 'text', nullable: true })
+  currentStepCode?: string | null;
+
   @Property({ type: 'double', default: 0 })
   progress: number = 0;
 
   @Property({ type: 'text', nullable: true })
   message?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  messageCode?: string | null;
+
+  /** The named values of the message's code, as a JSON object. */
+  @Property({ type: 'jsonb', nullable: true })
+  messageParams?: Record<string, unknown> | null;
 
   /** Incremented by every write; orders a job's events. */
   @Property({ type: 'bigint', default: 1 })
@@ -54,6 +65,12 @@ export class JobEntity {
 
   @Property({ type: 'text', nullable: true })
   errorMessage?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  errorCode?: string | null;
+
+  @Property({ type: 'jsonb', nullable: true })
+  errorParams?: Record<string, unknown> | null;
 
   @Property({ type: 'text', nullable: true })
   requestedBy?: string | null;

@@ -272,6 +272,10 @@ export function reviveJobEvent(value: unknown): JobEvent {
   for (const field of ['createdAt', 'updatedAt', 'startedAt', 'completedAt'] as const) {
     job[field] = toDate(job[field]);
   }
+  // An event from a process older than message codes has none: absent means null.
+  const fields = event as unknown as Record<string, unknown>;
+  for (const field of ['currentStepCode', 'messageCode', 'messageParams'] as const) fields[field] ??= null;
+  for (const field of ['currentStepCode', 'messageCode', 'messageParams', 'errorCode', 'errorParams'] as const) job[field] ??= null;
   return event as JobEvent;
 }
 

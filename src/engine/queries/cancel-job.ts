@@ -32,6 +32,8 @@ export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undef
        completed_at = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN now() ELSE j.completed_at END,
        exclusive_key = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN NULL ELSE j.exclusive_key END,
        message = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN 'Cancelled before it started' ELSE 'Cancellation requested' END,
+       message_code = CASE WHEN t.status = 'QUEUED' AND NOT t.held THEN 'job.cancelled-before-start' ELSE 'job.cancel-requested' END,
+       message_params = NULL,
        updated_at = now(), sequence = j.sequence + 1
      FROM target t WHERE j.id = t.id
      RETURNING ${jobColumnsOf('j')}`,

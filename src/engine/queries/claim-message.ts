@@ -51,7 +51,9 @@ export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Pro
        UPDATE jobs j
        SET status = 'RUNNING', attempts = c.processing_attempts,
            started_at = coalesce(j.started_at, now()), updated_at = now(), sequence = j.sequence + 1,
-           message = CASE WHEN c.processing_attempts > 1 THEN 'Attempt ' || c.processing_attempts || ' started' ELSE 'Started' END
+           message = CASE WHEN c.processing_attempts > 1 THEN 'Attempt ' || c.processing_attempts || ' started' ELSE 'Started' END,
+           message_code = CASE WHEN c.processing_attempts > 1 THEN 'job.attempt-started' ELSE 'job.started' END,
+           message_params = CASE WHEN c.processing_attempts > 1 THEN jsonb_build_object('attempt', c.processing_attempts) END
        FROM claimed c
        WHERE j.id = c.job_id AND j.status IN ('QUEUED', 'RUNNING')
          AND j.cancel_requested_at IS NULL AND c.processing_attempts <= c.attempt_limit

@@ -7,6 +7,7 @@ export interface CompleteArgs {
   result: unknown;
   message: string | null;
   currentStep?: string | null;
+  currentStepCode?: string | null;
   /** The attempt was spared before the delivery was acknowledged (spare-attempt.ts): count it again. */
   restoreAttempt?: boolean;
 }
@@ -24,8 +25,8 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
   if (completions.length === 0) return [];
   return sql<JobRow & { completed_outbox_id: string }>(
     `WITH req AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[])
-         AS r(outbox_id, token, result, message, current_step, restore_attempt)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])
+         AS r(outbox_id, token, result, message, current_step, restore_attempt, current_step_code)
      ), done AS (
        UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
          processing_attempts = o.processing_attempts + CASE WHEN req.restore_attempt THEN 1 ELSE 0 END,
@@ -35,8 +36,10 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
        RETURNING o.id AS outbox_id, o.job_id
      )
      UPDATE jobs j SET status = 'SUCCEEDED', progress = 1, result = req.result, message = coalesce(req.message, 'Completed'),
+       message_code = CASE WHEN req.message IS NULL THEN 'job.completed' END, message_params = NULL,
        current_step = coalesce(req.current_step, j.current_step),
-       error_message = NULL, completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
+       current_step_code = CASE WHEN req.current_step IS NULL THEN j.current_step_code ELSE req.current_step_code END,
+       error_message = NULL, error_code = NULL, error_params = NULL, completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
      FROM done JOIN req ON req.outbox_id = done.outbox_id
      WHERE j.id = done.job_id AND j.status = 'RUNNING'
      RETURNING ${jobColumnsOf('j')}, done.outbox_id AS completed_outbox_id`,
@@ -47,6 +50,7 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
       completions.map((c) => c.message),
       completions.map((c) => c.currentStep ?? null),
       completions.map((c) => c.restoreAttempt === true),
+      completions.map((c) => c.currentStepCode ?? null),
     ],
   );
 }

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { JobStatus } from '../types';
+import { asJobText, JobStatus, type JobText } from '../types';
 import { jobColumnsOf, type JobRow } from './job-row';
 import { LAST_ERROR_MAX_LENGTH } from './release-message';
 
@@ -14,10 +14,13 @@ export async function finishJob(
     outboxId: string;
     token: string;
     status: JobStatus.FAILED | JobStatus.CANCELLED;
-    errorMessage: string | null;
-    message: string;
+    /** The failure's sentence, code and parameters (null for a cancellation). */
+    error: string | JobText | null;
+    message: string | JobText;
   },
 ): Promise<JobRow | undefined> {
+  const error = args.error === null ? null : asJobText(args.error);
+  const message = asJobText(args.message);
   const rows = await sql<JobRow>(
     `WITH done AS (
        UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
@@ -26,13 +29,26 @@ export async function finishJob(
        RETURNING job_id
      )
      UPDATE jobs j SET status = $3, error_message = left($4, ${LAST_ERROR_MAX_LENGTH}), message = $5,
+       error_code = $6, error_params = $7::jsonb, message_code = $8, message_params = $9::jsonb,
        completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
      FROM done WHERE j.id = done.job_id AND j.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
      RETURNING ${jobColumnsOf('j')}`,
-    [args.outboxId, args.token, args.status, args.errorMessage, args.message],
+    [
+      args.outboxId,
+      args.token,
+      args.status,
+      error?.text ?? null,
+      message.text,
+      error?.code ?? null,
+      jsonOrNull(error?.params),
+      message.code,
+      jsonOrNull(message.params),
+    ],
   );
   return rows[0];
 }
+
+const jsonOrNull = (params: Readonly<Record<string, unknown>> | null | undefined): string | null => (params ? JSON.stringify(params) : null);
 
 /** Completes an outbox row whose job is already terminal (nothing left to do). */
 export async function completeOrphanMessage(sql: Sql, outboxId: string, token: string): Promise<void> {

@@ -19,8 +19,8 @@ export interface InsertJobArgs {
 export async function insertJob(sql: Sql, args: InsertJobArgs): Promise<JobRow | undefined> {
   const rows = await sql<JobRow>(
     `WITH job AS (
-       INSERT INTO jobs (id, kind, status, input, requested_by, idempotency_key, exclusive_key, exclusive_scope, message)
-       VALUES ($1, $2, 'QUEUED', $3::jsonb, $4, $5, $6, $6, 'Waiting for a worker')
+       INSERT INTO jobs (id, kind, status, input, requested_by, idempotency_key, exclusive_key, exclusive_scope, message, message_code)
+       VALUES ($1, $2, 'QUEUED', $3::jsonb, $4, $5, $6, $6, 'Waiting for a worker', 'job.queued')
        ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
        RETURNING ${JOB_COLUMNS}
      ), outbox AS (

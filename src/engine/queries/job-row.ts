@@ -1,8 +1,8 @@
 import { asJobId, type JobSnapshot, type JobStatus } from '../types';
 
 /** The columns every statement returns for a job, and their mapping to a snapshot. */
-export const JOB_COLUMNS = `id, kind, status, current_step, progress, message, sequence, attempts, error_message,
-  requested_by, exclusive_key, input, result, cancel_requested_at, created_at, updated_at, started_at, completed_at`;
+export const JOB_COLUMNS = `id, kind, status, current_step, current_step_code, progress, message, message_code, message_params,
+  sequence, attempts, error_message, error_code, error_params, requested_by, exclusive_key, input, result, cancel_requested_at, created_at, updated_at, started_at, completed_at`;
 
 /** The same columns qualified by a table alias, for statements with joins. */
 export const jobColumnsOf = (alias: string): string =>
@@ -15,11 +15,16 @@ export interface JobRow {
   kind: string;
   status: string;
   current_step: string | null;
+  current_step_code: string | null;
   progress: number;
   message: string | null;
+  message_code: string | null;
+  message_params: Record<string, unknown> | null;
   sequence: string | number;
   attempts: number;
   error_message: string | null;
+  error_code: string | null;
+  error_params: Record<string, unknown> | null;
   requested_by: string | null;
   exclusive_key: string | null;
   input: unknown;
@@ -39,11 +44,16 @@ export function toSnapshot(row: JobRow): JobSnapshot {
     kind: row.kind,
     status: row.status as JobStatus,
     currentStep: row.current_step,
+    currentStepCode: row.current_step_code ?? null,
     progress: Number(row.progress),
     message: row.message,
+    messageCode: row.message_code ?? null,
+    messageParams: row.message_params ?? null,
     sequence: Number(row.sequence),
     attempts: row.attempts,
     errorMessage: row.error_message,
+    errorCode: row.error_code ?? null,
+    errorParams: row.error_params ?? null,
     requestedBy: row.requested_by,
     exclusiveKey: row.exclusive_key,
     input: row.input,

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { OutboxState } from '../types';
+import { asJobText, OutboxState, type JobText } from '../types';
 import { jobColumnsOf, type JobRow } from './job-row';
 
 export const LAST_ERROR_MAX_LENGTH = 2000;
@@ -20,10 +20,11 @@ export async function releaseMessage(
     releaseTo: OutboxState.PUBLISHED | OutboxState.PENDING;
     error: string | null;
     retryInMs: number;
-    message: string;
+    message: string | JobText;
     refundAttempt: boolean;
   },
 ): Promise<JobRow | undefined> {
+  const message = asJobText(args.message);
   const rows = await sql<JobRow>(
     `WITH released AS (
        UPDATE job_outbox SET state = $3, processing_token = NULL, lease_expires_at = NULL,
@@ -33,10 +34,20 @@ export async function releaseMessage(
        WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
        RETURNING job_id
      )
-     UPDATE jobs j SET status = 'QUEUED', message = $6, updated_at = now(), sequence = j.sequence + 1
+     UPDATE jobs j SET status = 'QUEUED', message = $6, message_code = $8, message_params = $9::jsonb, updated_at = now(), sequence = j.sequence + 1
      FROM released r WHERE j.id = r.job_id AND j.status = 'RUNNING'
      RETURNING ${jobColumnsOf('j')}`,
-    [args.outboxId, args.token, args.releaseTo, args.error, args.retryInMs, args.message, args.refundAttempt],
+    [
+      args.outboxId,
+      args.token,
+      args.releaseTo,
+      args.error,
+      args.retryInMs,
+      message.text,
+      args.refundAttempt,
+      message.code,
+      message.params ? JSON.stringify(message.params) : null,
+    ],
   );
   return rows[0];
 }

@@ -43,6 +43,7 @@ export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<Resc
        RETURNING o.job_id
      ), jobs_back AS (
        UPDATE jobs j SET status = 'QUEUED', message = 'The worker running this job stopped responding; it will be retried',
+         message_code = 'job.worker-lost', message_params = NULL,
          updated_at = now(), sequence = j.sequence + 1
        FROM rescued r WHERE j.id = r.job_id AND j.status = 'RUNNING'
        RETURNING ${jobColumnsOf('j')}

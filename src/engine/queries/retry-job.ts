@@ -10,8 +10,9 @@ import { JOB_COLUMNS, type JobRow } from './job-row';
 export async function retryJob(sql: Sql, args: { jobId: string; outboxId: string }): Promise<JobRow | undefined> {
   const rows = await sql<JobRow>(
     `WITH job AS (
-       UPDATE jobs SET status = 'QUEUED', error_message = NULL, result = NULL, progress = 0, current_step = NULL,
-         message = 'Retry requested; waiting for a worker', cancel_requested_at = NULL, completed_at = NULL,
+       UPDATE jobs SET status = 'QUEUED', error_message = NULL, error_code = NULL, error_params = NULL, result = NULL, progress = 0,
+         current_step = NULL, current_step_code = NULL,
+         message = 'Retry requested; waiting for a worker', message_code = 'job.retry-requested', message_params = NULL, cancel_requested_at = NULL, completed_at = NULL,
          exclusive_key = exclusive_scope, attempts = 0, updated_at = now(), sequence = sequence + 1
        WHERE id = $1 AND status IN ('FAILED', 'CANCELLED')
        RETURNING ${JOB_COLUMNS}

@@ -6,8 +6,13 @@ export interface TouchArgs {
   token: string;
   leaseSeconds: number;
   currentStep: string | null;
+  /** The step's code; written (null too) only with a step. */
+  currentStepCode?: string | null;
   progress: number | null;
   message: string | null;
+  /** The message's code and parameters; written (null too) only with a message. */
+  messageCode?: string | null;
+  messageParams?: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -15,7 +20,8 @@ export interface TouchArgs {
  * (PROCESSING with its own token), and stores the job's latest step and progress.
  * No row back means the lease was lost: the caller must stop and write nothing more.
  * `cancel_requested_at` comes back with the job so a cancel from another process
- * is seen here at the latest.
+ * is seen here at the latest. A step or message comes with its code and parameters, which
+ * replace the old ones only when the sentence does.
  */
 export async function touchJob(sql: Sql, args: TouchArgs): Promise<JobRow | undefined> {
   const rows = await sql<JobRow>(
@@ -26,11 +32,24 @@ export async function touchJob(sql: Sql, args: TouchArgs): Promise<JobRow | unde
      )
      UPDATE jobs j SET sequence = j.sequence + 1, updated_at = now(),
        current_step = coalesce($4, j.current_step),
+       current_step_code = CASE WHEN $4::text IS NULL THEN j.current_step_code ELSE $7 END,
        progress = coalesce($5::double precision, j.progress),
-       message = coalesce($6, j.message)
+       message = coalesce($6, j.message),
+       message_code = CASE WHEN $6::text IS NULL THEN j.message_code ELSE $8 END,
+       message_params = CASE WHEN $6::text IS NULL THEN j.message_params ELSE $9::jsonb END
      FROM hb WHERE j.id = hb.job_id AND j.status = 'RUNNING'
      RETURNING ${jobColumnsOf('j')}`,
-    [args.outboxId, args.token, args.leaseSeconds, args.currentStep, args.progress, args.message],
+    [
+      args.outboxId,
+      args.token,
+      args.leaseSeconds,
+      args.currentStep,
+      args.progress,
+      args.message,
+      args.currentStepCode ?? null,
+      args.messageCode ?? null,
+      args.messageParams ? JSON.stringify(args.messageParams) : null,
+    ],
   );
   return rows[0];
 }

@@ -19,6 +19,7 @@ export const TEST_GRAPHQL_SETTINGS: GraphQLSettings = {
   production: false,
   introspection: true,
   graphiql: true,
+  webRoot: null,
   maxDepth: 10,
   maxComplexity: 1_000,
   maxTokens: 5_000,

@@ -1,7 +1,8 @@
-import { Arg, Authorized, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Resolver, Root, Subscription } from 'type-graphql';
 import type { JobEvent } from '../../../engine/types';
 import type { GraphQLContext } from '../context';
 import { jobEventsStream, jobProgressStream } from '../job-streams';
+import { messageIn, stepIn } from '../job-text';
 import { JobKind } from '../types/enums';
 import { JobEventType } from '../types/job-event';
 
@@ -30,5 +31,16 @@ export class JobSubscriptionResolver {
   })
   jobEvents(@Root() event: JobEvent, @Arg('kinds', () => [JobKind], { nullable: true }) _kinds?: JobKind[] | null): JobEvent {
     return event;
+  }
+
+  // The sentences in the subscriber's language.
+  @FieldResolver(() => String, { nullable: true })
+  currentStep(@Root() event: JobEvent, @Ctx() context: GraphQLContext): string | null {
+    return stepIn(event, context.locale);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  message(@Root() event: JobEvent, @Ctx() context: GraphQLContext): string | null {
+    return messageIn(event, context.locale);
   }
 }

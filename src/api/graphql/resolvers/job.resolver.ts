@@ -1,10 +1,11 @@
 import { IsUUID } from 'class-validator';
-import { Args, ArgsType, Authorized, Ctx, Field, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { JobSnapshot } from '../../../engine/types';
 import { ApiRole, canReadAllJobs, canSeeJob, type Viewer } from '../../auth/viewer';
 import type { GraphQLContext } from '../context';
 import { notFoundError } from '../errors';
 import { isJobId } from '../job-streams';
+import { errorIn, messageIn, stepIn } from '../job-text';
 import { Job } from '../types/job';
 import { JobConnection, JobsArgs } from '../types/job-connection';
 
@@ -71,6 +72,22 @@ export class JobResolver {
   async cancelJob(@Args() { id }: JobIdArgs, @Ctx() context: GraphQLContext): Promise<JobSnapshot> {
     await loadVisibleJob(context, id);
     return context.engine.cancel(id);
+  }
+
+  // The sentences in the request's language; every kind's type inherits these.
+  @FieldResolver(() => String, { nullable: true })
+  currentStep(@Root() job: JobSnapshot, @Ctx() context: GraphQLContext): string | null {
+    return stepIn(job, context.locale);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  message(@Root() job: JobSnapshot, @Ctx() context: GraphQLContext): string | null {
+    return messageIn(job, context.locale);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  errorMessage(@Root() job: JobSnapshot, @Ctx() context: GraphQLContext): string | null {
+    return errorIn(job, context.locale);
   }
 
   @Authorized(ApiRole.ADMIN, ApiRole.SCHEDULER)

@@ -22,14 +22,29 @@ export abstract class Job {
   @Field(() => JobStatus)
   status!: JobStatus;
 
-  @Field(() => String, { nullable: true, description: 'The named step the job is in, e.g. "Building the model".' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The named step the job is in, e.g. "Building the model", in the request\'s language (Accept-Language, or the socket\'s `locale` connection parameter; English by default).',
+  })
   currentStep!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The stable code of the current step, e.g. `schedule.building-model` (dot-separated lowercase; listed in the README): what a UI translates.',
+  })
+  currentStepCode!: string | null;
 
   @Field(() => Float, { description: 'Progress from 0 to 1.' })
   progress!: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "The job's latest message, in the request's language." })
   message!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The stable code of `message`, e.g. `solver.progress`; null for a message written without one.' })
+  messageCode!: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: "The named values of `messageCode`, as a JSON object (e.g. `{ bestPenalty, hardViolations, moves }`); null when it has none." })
+  messageParams!: Record<string, unknown> | null;
 
   @Field(() => Int, { description: 'Grows with every change of the job; events carry it so watchers can order them.' })
   sequence!: number;
@@ -37,8 +52,17 @@ export abstract class Job {
   @Field(() => Int, { description: 'Claims in the current attempt series.' })
   attempts!: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "Why the job failed, in the request's language." })
   errorMessage!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The stable code of the failure, e.g. `schedule.plan-not-draft`; `job.failed` for a failure the kind does not describe, `job.attempts-exhausted` when retries ran out.',
+  })
+  errorCode!: string | null;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The named values of `errorCode`, as a JSON object (e.g. `{ planName, status }`); null when it has none.' })
+  errorParams!: Record<string, unknown> | null;
 
   @Field(() => String, { nullable: true, description: 'The subject of the token that started the job.' })
   requestedBy!: string | null;
