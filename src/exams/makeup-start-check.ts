@@ -8,6 +8,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badInput, notFound } from '../errors';
+import { preparedQuery } from '../prepared-query';
 import { MakeupExamSessionFormat } from './entities';
 
 interface StartCheckRow {
@@ -37,14 +38,14 @@ SELECT s.code, s.format, s.capacitated, s.passing_score,
                 WHERE x.session_id = s.id AND e.score < s.passing_score) AS has_failing,
        EXISTS (SELECT 1 FROM makeup_exam_invigilators i WHERE i.session_id = s.id) AS has_invigilator
   FROM makeup_exam_sessions s
- WHERE s.id = ?`;
+ WHERE s.id = $1`;
 
 /**
  * Refuses a start that cannot succeed (NOT_FOUND, or BAD_USER_INPUT naming `sessionId`
  * and the reason). Reads one row, whatever the session's size.
  */
 export async function checkMakeupStart(em: EntityManager, sessionId: string): Promise<void> {
-  const [row] = await em.getConnection().execute<StartCheckRow[]>(START_CHECK_SQL, [sessionId], 'all', em.getTransactionContext());
+  const [row] = await preparedQuery<StartCheckRow>(em, 'jiaowu_makeup_start_check', START_CHECK_SQL, [sessionId]);
   if (!row) throw notFound(`No make-up exam session with id ${sessionId}`, { sessionId });
   const refuse = (why: string) => badInput(`sessionId: ${why}`, { field: 'sessionId' });
   const term = row.format === MakeupExamSessionFormat.TERM;

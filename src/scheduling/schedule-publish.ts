@@ -10,6 +10,7 @@ import { requireId } from '../academic/validation';
 import { dayName, periodLabel } from '../academic/week';
 import type { JobEngine } from '../engine/engine';
 import { badInput, notFound } from '../errors';
+import { preparedQuery } from '../prepared-query';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
 import { exclusivePer, JobKind } from '../job-kinds';
@@ -58,9 +59,12 @@ export async function publishSchedulePlan(
   requestedBy?: string | null,
 ): Promise<JobSnapshot> {
   const input = validateSchedulePublishInput({ planId });
-  const [plan] = await deps.em
-    .getConnection()
-    .execute<{ name: string; status: SchedulePlanStatus; term_id: string }[]>('SELECT name, status, term_id FROM schedule_plans WHERE id = ?', [input.planId], 'all', deps.em.getTransactionContext());
+  const [plan] = await preparedQuery<{ name: string; status: SchedulePlanStatus; term_id: string }>(
+    deps.em,
+    'jiaowu_schedule_publish_start',
+    'SELECT name, status, term_id FROM schedule_plans WHERE id = $1',
+    [input.planId],
+  );
   if (!plan) throw notFound(`No schedule plan with id ${input.planId}`, { planId: input.planId });
   if (plan.status === SchedulePlanStatus.PUBLISHED) throw badInput(`planId: plan "${plan.name}" is already published`, { field: 'planId' });
   const { job } = await deps.engine.enqueue({

@@ -9,6 +9,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badInput, notFound } from '../errors';
+import { preparedQuery } from '../prepared-query';
 import { SchedulePlanStatus } from './entities';
 
 interface StartCheckRow {
@@ -71,7 +72,7 @@ SELECT p.name, p.status, t.id AS term_id, t.code AS term_code, t.days_per_week A
               min(k.code || ' ' || k.lectures_per_week)
                 FILTER (WHERE k.lectures_per_week < 1 OR k.lectures_per_week > t.days_per_week * t.periods_per_day) AS bad_course
          FROM academic_courses k WHERE k.term_id = t.id) c
- WHERE p.id = ?`;
+ WHERE p.id = $1`;
 
 export interface ScheduleStartTarget {
   planId: string;
@@ -85,7 +86,7 @@ const infeasible = (termCode: string, why: string) => badInput(`planId: term ${t
  * the reason); otherwise returns the plan's term. Reads one row, whatever the term's size.
  */
 export async function checkScheduleStart(em: EntityManager, planId: string): Promise<ScheduleStartTarget> {
-  const [row] = await em.getConnection().execute<StartCheckRow[]>(START_CHECK_SQL, [planId], 'all', em.getTransactionContext());
+  const [row] = await preparedQuery<StartCheckRow>(em, 'jiaowu_schedule_start_check', START_CHECK_SQL, [planId]);
   if (!row) throw notFound(`No schedule plan with id ${planId}`, { planId });
   if (row.status !== SchedulePlanStatus.DRAFT) {
     throw badInput(`planId: plan "${row.name}" is ${row.status}; only a DRAFT can be scheduled (copy it to make a new draft)`, {

@@ -179,7 +179,7 @@ async function main(): Promise<void> {
         JWT_SECRET: secret,
         JWT_ISSUER: jwt.issuer,
         JWT_AUDIENCE: jwt.audience,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
         LOG_FORMAT: 'json',
         LOAD_DEMO_DATA: 'false',
         DB_POOL_SIZE: '20',

@@ -155,6 +155,8 @@ describe('the start of AUTOMATIC_SCHEDULE', () => {
     // The check (1 row), then the engine's enqueue: the job and its outbox row in one statement (1 row).
     expect({ statements: onSmall.statements, rows: onSmall.rows }).toEqual({ statements: 2, rows: 2 });
     expect(onSmall.texts[0]).toMatch(/^SELECT p\.name, p\.status/);
+    // Both prepared: PostgreSQL plans them once per connection, not on every start.
+    expect(onLarge.names.every((name) => name !== null)).toBe(true);
     // Publishing starts are as cheap: one row read, then the enqueue.
     const publish = await countSql(() => publishSchedulePlan({ em: em(ctx.db), engine }, large.plan.id, 'tester'));
     expect({ statements: publish.count.statements, rows: publish.count.rows }).toEqual({ statements: 2, rows: 2 });

@@ -6,13 +6,15 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-type Method = (this: { text?: string }, ...args: unknown[]) => unknown;
+type Method = (this: { text?: string; name?: string }, ...args: unknown[]) => unknown;
 type QueryClass = { prototype: { submit: Method; handleDataRow: Method } };
 
 export interface SqlCount {
   statements: number;
   rows: number;
   texts: string[];
+  /** The prepared statement's name, or null for an unnamed one, per statement. */
+  names: (string | null)[];
 }
 
 function queryClasses(): QueryClass[] {
@@ -35,13 +37,14 @@ function queryClasses(): QueryClass[] {
  * per connection.
  */
 export async function countSql<T>(work: () => Promise<T>): Promise<{ result: T; count: SqlCount }> {
-  const count: SqlCount = { statements: 0, rows: 0, texts: [] };
+  const count: SqlCount = { statements: 0, rows: 0, texts: [], names: [] };
   const restore: (() => void)[] = [];
   for (const Query of queryClasses()) {
     const { submit, handleDataRow } = Query.prototype;
     Query.prototype.submit = function (...args) {
       count.statements++;
       count.texts.push((this.text ?? '').replace(/\s+/g, ' ').trim().slice(0, 120));
+      count.names.push(this.name ?? null);
       return submit.apply(this, args);
     };
     Query.prototype.handleDataRow = function (...args) {
