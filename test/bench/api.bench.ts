@@ -226,7 +226,8 @@ async function main(): Promise<void> {
     if (cpu0 && cpu1) {
       const cores = (name: string) => ((cpu1.byName[name]! - cpu0.byName[name]!) / (sixteenMs / 1000)).toFixed(2);
       const ours = cpu1.byName.api! - cpu0.byName.api! + cpu1.byName.bench! - cpu0.byName.bench!;
-      cpu = `API ${cores('api')}, clients ${cores('bench')}, everything else (PostgreSQL, broker, other processes) ${((cpu1.machine - cpu0.machine - ours) / (sixteenMs / 1000)).toFixed(2)} — of ${os.cpus().length} cores`;
+      const perStart = ((cpu1.byName.api! - cpu0.byName.api!) * 1000) / Math.max(1, sixteen.requests);
+      cpu = `API ${cores('api')} (${perStart.toFixed(2)} ms of CPU per start), clients ${cores('bench')}, everything else (PostgreSQL, broker, other processes) ${((cpu1.machine - cpu0.machine - ours) / (sixteenMs / 1000)).toFixed(2)} — of ${os.cpus().length} cores`;
     }
     const jobs = await db.pool.query(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'AUTOMATIC_SCHEDULE' AND status = 'QUEUED'`);
     log(`API: ${sixteen.requests + one.requests} starts answered QUEUED; ${jobs.rows[0].n} QUEUED jobs in the database (the warm-up's included)`);
