@@ -211,16 +211,37 @@ async function main(): Promise<void> {
         },
       });
 
+    // The fixed cost of any GraphQL request over HTTP with the same auth: the floor of a start.
+    const trivial = (clients: number, seconds: number) =>
+      runHttpLoad({
+        url: `${ready.url}/graphql`,
+        clients,
+        seconds,
+        token: (client) => tokens[client]!,
+        body: () => '{"query":"{ __typename }"}',
+        check: (answer) => {
+          if ((answer.data as { __typename?: string } | undefined)?.__typename !== 'Query') throw new Error(`not the query's answer: ${JSON.stringify(answer).slice(0, 300)}`);
+        },
+      });
+
     const pids = { api: api.process.pid, bench: process.pid };
     await load(CLIENTS, Math.min(2, SECONDS)); // warm-up: JIT, pools, caches
+    await trivial(CLIENTS, Math.min(1, SECONDS));
+    const apiCpuPerRequest = async (run: () => Promise<LoadResult>) => {
+      const before = cpuTimes(pids);
+      const result = await run();
+      const after = cpuTimes(pids);
+      return { result, cpuMs: before && after ? ((after.byName.api! - before.byName.api!) * 1000) / Math.max(1, result.requests) : NaN };
+    };
+    const floor = await apiCpuPerRequest(() => trivial(CLIENTS, SECONDS));
     const cpu0 = cpuTimes(pids);
     const t0 = Date.now();
     const sixteen = await load(CLIENTS, SECONDS);
     const cpu1 = cpuTimes(pids);
     const sixteenMs = Date.now() - t0;
     const one = await load(1, SECONDS);
-    const failures = sixteen.failures + one.failures;
-    if (failures) log(`FAILED requests: ${failures}: ${[...sixteen.errors, ...one.errors].join(' | ')}`);
+    const failures = sixteen.failures + one.failures + floor.result.failures;
+    if (failures) log(`FAILED requests: ${failures}: ${[...sixteen.errors, ...one.errors, ...floor.result.errors].join(' | ')}`);
     if (next >= plans.length) log(`WARNING: the ${plans.length} plans ran out; run with a larger --plans`);
     let cpu = '';
     if (cpu0 && cpu1) {
@@ -244,6 +265,8 @@ async function main(): Promise<void> {
     const rows: [string, Figure][] = [
       [`startAutomaticSchedule over HTTP, ${CLIENTS} clients`, figure(sixteen)],
       ['startAutomaticSchedule over HTTP, 1 client', figure(one)],
+      [`{ __typename } over HTTP, ${CLIENTS} clients`, figure(floor.result)],
+      ['', { rate: NaN, p50: NaN, p99: NaN, count: 0 }],
       [`engine.enqueue, ${CLIENTS} callers`, engine.sixteen],
       ['engine.enqueue, 1 caller', engine.one],
       [`graphile-worker addJob, ${CLIENTS} callers`, graphile.sixteen],
@@ -256,14 +279,15 @@ async function main(): Promise<void> {
       `API enqueue benchmark — demo term, ${SECONDS} s per figure, after a warm-up`,
       `${'figure'.padEnd(w0)}  ${'jobs/s'.padStart(7)}  ${'p50 ms'.padStart(7)}  ${'p99 ms'.padStart(7)}  ${'× addJob'.padStart(8)}`,
       `${'-'.repeat(w0)}  -------  -------  -------  --------`,
-      ...rows.map(([name, f], i) => {
-        const peer = i % 2 === 0 ? graphile.sixteen : graphile.one;
+      ...rows.filter(([name]) => name).map(([name, f]) => {
+        const peer = name.includes(`${CLIENTS} c`) ? graphile.sixteen : graphile.one;
         return `${name.padEnd(w0)}  ${num(f.rate).padStart(7)}  ${num(f.p50, 2).padStart(7)}  ${num(f.p99, 2).padStart(7)}  ${(f.rate / peer.rate).toFixed(2).padStart(8)}`;
       }),
       '',
       `Targets (issue 11): startAutomaticSchedule with ${CLIENTS} clients ≥ addJob with ${CLIENTS} (${(sixteen.requests / sixteen.seconds / graphile.sixteen.rate).toFixed(2)}×: ${sixteen.requests / sixteen.seconds >= graphile.sixteen.rate ? 'MET' : 'MISSED'}); one client p99 < ${TARGETS.p99OneClientMs} ms (${num(figure(one).p99, 2)} ms: ${figure(one).p99 < TARGETS.p99OneClientMs ? 'MET' : 'MISSED'}).`,
       `Failed requests: ${failures}. API process: ${apiExit}.`,
       cpu ? `CPU while ${CLIENTS} clients ran: ${cpu}.` : '',
+      `API CPU per request, ${CLIENTS} clients: { __typename } ${floor.cpuMs.toFixed(2)} ms (the fixed cost of a GraphQL request over HTTP with auth).`,
       `Load: ${fs.readFileSync('/proc/loadavg', 'utf8').trim()} (1, 5, 15 min; ${os.cpus().length} cores)`,
       `Reproduce: ${command}`,
     ];
