@@ -66,6 +66,16 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/duplicated \(job subscribers \/ dashboard\)\s+0 \/ 0/);
   }, 120_000);
 
+  it.runIf(rabbit)('bench:api', () => {
+    const { status, output } = run('api', ['--seconds', '1', '--plans', '20000'], 170_000);
+    expect(status, output).toBe(0);
+    for (const row of ['startAutomaticSchedule over HTTP, 16 clients', 'startAutomaticSchedule over HTTP, 1 client', 'engine.enqueue, 16 callers', 'graphile-worker addJob, 16 callers']) {
+      expect(output).toMatch(new RegExp(`${row}\\s+[\\d,]+\\s+[\\d,.]+\\s+[\\d,.]+\\s+\\d+\\.\\d\\d`));
+    }
+    expect(output).toContain('Failed requests: 0. API process: clean exit (0).');
+    expect(output).toContain('Reproduce: npm run bench:api -- --seconds 1 --plans 20000');
+  }, 180_000);
+
   it.runIf(rabbit)('bench:hostile', () => {
     // Every attack once or more; the bar is printed but not judged (--no-bar). The bench
     // itself exits 1 when it could not measure: no honest query or event in a phase, an

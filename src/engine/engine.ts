@@ -207,8 +207,8 @@ export class JobEngine {
 
   /**
    * Enqueue a job. With `em` (inside `em.transactional`), the job is written in the
-   * caller's transaction and announced when it commits; without, in a transaction of
-   * its own.
+   * caller's transaction and announced when it commits; without, by one statement that
+   * commits on its own (see `enqueueWith`).
    */
   async enqueue(request: EnqueueRequest, em?: EntityManager): Promise<EnqueueResult> {
     if (em && em.isInTransaction()) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
-import { emSql, inTransaction, type Sql } from './db/sql';
+import { emSql, poolSql, type Sql } from './db/sql';
 import { badInput, conflict, isUniqueViolation } from './errors';
 import { getActiveJobByExclusiveKey, getJobByIdempotencyKey } from './queries/get-job';
 import { insertJob } from './queries/insert-job';
@@ -28,11 +28,16 @@ export interface EnqueueResult {
 const MAX_KEY_LENGTH = 200;
 
 /**
- * Writes the job and its outbox row with `sql` — the caller's transaction or a
- * transaction of our own. Nothing is published here: the outbox publisher sends the
- * message once the transaction has committed.
+ * Writes the job and its outbox row with `sql`. Nothing is published here: the outbox
+ * publisher sends the message once the write has committed.
+ *
+ * `inTransaction`: `sql` runs in the caller's transaction, which a unique violation
+ * would abort, so an active exclusive key is looked up before the insert. Otherwise
+ * every statement commits on its own (the job and its outbox row are one statement):
+ * the insert goes first and the active job is looked up only when the key's unique
+ * index refuses it — one round trip in the common case instead of four.
  */
-export async function enqueueWith(sql: Sql, registry: KindRegistry, request: EnqueueRequest): Promise<EnqueueResult> {
+export async function enqueueWith(sql: Sql, registry: KindRegistry, request: EnqueueRequest, inTransaction = true): Promise<EnqueueResult> {
   const registration = registry.get(request.kind);
   if (!registration) throw badInput(`Unknown job kind "${request.kind}"`, { kind: request.kind });
   for (const [name, value] of [
@@ -49,7 +54,7 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     const existing = await getJobByIdempotencyKey(sql, request.kind, request.idempotencyKey);
     if (existing) return sameRequestOrConflict(toSnapshot(existing), input);
   }
-  if (request.exclusiveKey) {
+  if (request.exclusiveKey && inTransaction) {
     const active = await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
     if (active) throw exclusiveConflict(request.exclusiveKey, active.id, active.status);
   }
@@ -69,7 +74,9 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     return sameRequestOrConflict(toSnapshot(existing!), input);
   } catch (error) {
     if (request.exclusiveKey && isUniqueViolation(error, 'jobs_exclusive_key_active_unique')) {
-      throw exclusiveConflict(request.exclusiveKey, null, null);
+      // In the caller's transaction nothing more can be read (the violation aborted it).
+      const active = inTransaction ? undefined : await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
+      throw exclusiveConflict(request.exclusiveKey, active?.id ?? null, active?.status ?? null);
     }
     throw error;
   }
@@ -95,9 +102,8 @@ function exclusiveConflict(key: string, jobId: string | null, status: string | n
 export const enqueueInEm = (em: EntityManager, registry: KindRegistry, request: EnqueueRequest) =>
   enqueueWith(emSql(em), registry, request);
 
-/** Enqueue in a transaction of its own. */
-export const enqueueInPool = (pool: Pool, registry: KindRegistry, request: EnqueueRequest) =>
-  inTransaction(pool, (sql) => enqueueWith(sql, registry, request));
+/** Enqueue with statements that each commit on their own (see `enqueueWith`). */
+export const enqueueInPool = (pool: Pool, registry: KindRegistry, request: EnqueueRequest) => enqueueWith(poolSql(pool), registry, request, false);
 
 /** JSON with object keys sorted, so that jsonb's key order does not matter in comparisons. */
 function canonicalJson(value: unknown): string {

@@ -19,6 +19,7 @@ import { evaluateArrangement, type ExamHardViolations, type ExamSoftCost } from 
 import type { ExamModel } from './model/exam-model';
 import { ExamModelError } from './model/exam-model-error';
 import { validateModel } from './model/validate-model';
+import { checkMakeupStart } from './makeup-start-check';
 import { loadSessionModel, type SessionModel } from './session-model';
 import type { ExamSolveProgress, ExamSolveResult, ExamStopReason } from './solver/solver';
 import { ExamSolverWorkerError, solveExamsInWorker, type ExamSolveInWorkerHooks, type ExamWorkerSolveOptions } from './solver/solver-worker';
@@ -114,9 +115,11 @@ function arrangeable(data: SessionModel): CodedText | null {
 const failure = (coded: CodedText) => new PermanentJobError({ ...coded, text: coded.text.charAt(0).toUpperCase() + coded.text.slice(1) });
 
 /**
- * Starts an arrangement of a session: checks the session at once (so a mistake is a
- * BAD_USER_INPUT now, not a failed job later) and enqueues in the same transaction; a
- * second start while one is active is a CONFLICT naming it.
+ * Starts an arrangement of a session: refuses at once a session with nothing to arrange
+ * (`checkMakeupStart`: a BAD_USER_INPUT now, not a failed job later), then enqueues; a
+ * second start while one is active is a CONFLICT naming it. Nothing of the session is
+ * loaded here; the job builds and checks the full model and fails permanently, with the
+ * reason, on what only the model shows.
  */
 export async function startMakeupExamArrangement(
   deps: { em: EntityManager; engine: Pick<JobEngine, 'enqueue'> },
@@ -124,16 +127,14 @@ export async function startMakeupExamArrangement(
   requestedBy?: string | null,
 ): Promise<JobSnapshot> {
   const input = validateMakeupExamArrangementInput(rawInput);
-  return deps.em.transactional(async (tx) => {
-    const data = await loadSessionModel(tx, input.sessionId);
-    const problem = arrangeable(data);
-    if (problem) throw badInput(`sessionId: ${problem.text}`, { field: 'sessionId' });
-    const { job } = await deps.engine.enqueue(
-      { kind: JobKind.MAKEUP_EXAM_AUTO, input, requestedBy: requestedBy ?? null, exclusiveKey: makeupExamSessionKey(data.session.id) },
-      tx,
-    );
-    return job;
+  await checkMakeupStart(deps.em, input.sessionId);
+  const { job } = await deps.engine.enqueue({
+    kind: JobKind.MAKEUP_EXAM_AUTO,
+    input,
+    requestedBy: requestedBy ?? null,
+    exclusiveKey: makeupExamSessionKey(input.sessionId),
   });
+  return job;
 }
 
 export type ExamSolve = (model: ExamModel, options: ExamWorkerSolveOptions, hooks: ExamSolveInWorkerHooks) => Promise<ExamSolveResult>;

@@ -18,7 +18,8 @@ import { compileModel, CttModelError } from './ctt/model';
 import type { SolveProgress, SolveResult } from './ctt/solver';
 import { solveInWorker, type SolveInWorkerHooks, type WorkerSolveOptions } from './ctt/solver-worker';
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
-import { evaluateLectures, findSchedulePlan, type PenaltyBreakdown } from './plan-service';
+import { evaluateLectures, type PenaltyBreakdown } from './plan-service';
+import { checkScheduleStart } from './schedule-start-check';
 import { buildCttModel, codesOf, loadTermData } from './term-data';
 
 export const MIN_TIME_LIMIT_SECONDS = 1;
@@ -80,8 +81,11 @@ export const SCHEDULE_PLAN_KEY = exclusivePer('schedule-plan');
 export const schedulePlanKey = (planId: string) => SCHEDULE_PLAN_KEY.key(planId);
 
 /**
- * Starts a solve of a DRAFT plan: checks the plan and its term at once (so a mistake is
- * a BAD_USER_INPUT now, not a failed job later) and enqueues in the same transaction.
+ * Starts a solve of a DRAFT plan: refuses at once what a few aggregates over the plan and
+ * its term show cannot succeed (`checkScheduleStart`: a BAD_USER_INPUT now, not a failed
+ * job later), then enqueues. Nothing of the term is loaded here, so a start costs the
+ * same on any term; the job compiles the full model and fails permanently, with the
+ * reason, on what only the model shows.
  */
 export async function startAutomaticSchedule(
   deps: { em: EntityManager; engine: Pick<JobEngine, 'enqueue'> },
@@ -89,29 +93,14 @@ export async function startAutomaticSchedule(
   requestedBy?: string | null,
 ): Promise<JobSnapshot> {
   const input = validateAutomaticScheduleInput(rawInput);
-  return deps.em.transactional(async (tx) => {
-    const plan = await findSchedulePlan(tx, input.planId);
-    if (plan.status !== SchedulePlanStatus.DRAFT) {
-      throw badInput(`planId: plan "${plan.name}" is ${plan.status}; only a DRAFT can be scheduled (copy it to make a new draft)`, {
-        field: 'planId',
-        status: plan.status,
-      });
-    }
-    const data = await loadTermData(tx, plan.term.id);
-    if (data.courses.length === 0) throw badInput(`planId: term ${data.term.code} has no courses to schedule`, { field: 'planId' });
-    const locked = await tx.find(ScheduleAssignment, { plan, locked: true });
-    try {
-      compileModel(buildCttModel(data, locked));
-    } catch (error) {
-      if (error instanceof CttModelError) throw badInput(`planId: term ${data.term.code} cannot be timetabled as it is: ${error.message}`, { field: 'planId' });
-      throw error;
-    }
-    const { job } = await deps.engine.enqueue(
-      { kind: JobKind.AUTOMATIC_SCHEDULE, input, requestedBy: requestedBy ?? null, exclusiveKey: schedulePlanKey(plan.id) },
-      tx,
-    );
-    return job;
+  const target = await checkScheduleStart(deps.em, input.planId);
+  const { job } = await deps.engine.enqueue({
+    kind: JobKind.AUTOMATIC_SCHEDULE,
+    input,
+    requestedBy: requestedBy ?? null,
+    exclusiveKey: schedulePlanKey(target.planId),
   });
+  return job;
 }
 
 export type Solve = (model: Parameters<typeof solveInWorker>[0], options: WorkerSolveOptions, hooks: SolveInWorkerHooks) => Promise<SolveResult>;

@@ -9,7 +9,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireId } from '../academic/validation';
 import { dayName, periodLabel } from '../academic/week';
 import type { JobEngine } from '../engine/engine';
-import { badInput } from '../errors';
+import { badInput, notFound } from '../errors';
+import { preparedQuery } from '../prepared-query';
 import { PermanentJobError, type KindDefaults, type KindRegistration, type ProcessorContext } from '../engine/registry';
 import type { JobSnapshot } from '../engine/types';
 import { say, type ParamsArgument } from '../i18n/message-catalog';
@@ -17,7 +18,7 @@ import { exclusivePer, JobKind } from '../job-kinds';
 import { SCHEDULE_PUBLISH_MESSAGES } from './job-messages';
 import { summariseConflicts } from './conflicts';
 import { PublishedTimetableEntry, ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
-import { evaluateLectures, findSchedulePlan, type PlanEvaluation } from './plan-service';
+import { evaluateLectures, type PlanEvaluation } from './plan-service';
 import { loadTermData, type TermData } from './term-data';
 
 /** The job's steps, in order, as coded text (codes and sentences in job-messages.ts). */
@@ -59,22 +60,31 @@ export function validateSchedulePublishInput(raw: unknown): SchedulePublishInput
 export const TERM_PUBLISH_KEY = exclusivePer('term-publish');
 export const termPublishKey = (termId: string) => TERM_PUBLISH_KEY.key(termId);
 
-/** Starts publishing a DRAFT (or an ARCHIVED plan, to bring it back). */
+/**
+ * Starts publishing a DRAFT (or an ARCHIVED plan, to bring it back). The start reads the
+ * plan's status and term (one row); the job checks the lectures for hard violations.
+ */
 export async function publishSchedulePlan(
   deps: { em: EntityManager; engine: Pick<JobEngine, 'enqueue'> },
   planId: string,
   requestedBy?: string | null,
 ): Promise<JobSnapshot> {
   const input = validateSchedulePublishInput({ planId });
-  return deps.em.transactional(async (tx) => {
-    const plan = await findSchedulePlan(tx, input.planId);
-    if (plan.status === SchedulePlanStatus.PUBLISHED) throw badInput(`planId: plan "${plan.name}" is already published`, { field: 'planId' });
-    const { job } = await deps.engine.enqueue(
-      { kind: JobKind.SCHEDULE_PUBLISH, input, requestedBy: requestedBy ?? null, exclusiveKey: termPublishKey(plan.term.id) },
-      tx,
-    );
-    return job;
+  const [plan] = await preparedQuery<{ name: string; status: SchedulePlanStatus; term_id: string }>(
+    deps.em,
+    'jiaowu_schedule_publish_start',
+    'SELECT name, status, term_id FROM schedule_plans WHERE id = $1',
+    [input.planId],
+  );
+  if (!plan) throw notFound(`No schedule plan with id ${input.planId}`, { planId: input.planId });
+  if (plan.status === SchedulePlanStatus.PUBLISHED) throw badInput(`planId: plan "${plan.name}" is already published`, { field: 'planId' });
+  const { job } = await deps.engine.enqueue({
+    kind: JobKind.SCHEDULE_PUBLISH,
+    input,
+    requestedBy: requestedBy ?? null,
+    exclusiveKey: termPublishKey(plan.term_id),
   });
+  return job;
 }
 
 export interface SchedulePublishOptions {

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
@@ -201,6 +201,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       plugins: [
         ApolloServerPluginDrainHttpServer({ httpServer: server }),
         ApolloServerPluginLandingPageDisabled(),
+        // The schema gives no cache hints and every answer is private: the default cache
+        // control plugin would only add a hook on every field resolved.
+        ApolloServerPluginCacheControlDisabled(),
         complexityPlugin,
         {
           async serverWillStart() {
