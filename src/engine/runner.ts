@@ -33,6 +33,8 @@ export interface RunnerSettings {
   retryMaxMs: number;
   /** Consumers per kind in this process; a kind absent here uses its registered default. */
   consumers: Record<string, number>;
+  /** Deliveries held per kind beyond the running ones (see KindDefaults.prefetch); a kind absent here uses its registered default. */
+  prefetch?: Record<string, number>;
 }
 
 type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
@@ -106,6 +108,7 @@ export class Runner {
       if (event.reason === JobEventReason.CANCEL_REQUESTED) this.running.get(event.jobId)?.abort('cancel');
     });
     const consumersOf = (registration: KindRegistration) => this.deps.settings.consumers[registration.kind] ?? registration.defaults.consumers;
+    const prefetchOf = (registration: KindRegistration) => this.deps.settings.prefetch?.[registration.kind] ?? registration.defaults.prefetch ?? 0;
     const registrations = this.deps.registry.names().map((kind) => this.deps.registry.require(kind));
     // One pending completion per consumer slot lets every slot start its next job while
     // the last one commits; beyond that, commits are falling behind and must slow claims.
@@ -113,9 +116,10 @@ export class Runner {
     for (const registration of registrations) {
       const { kind } = registration;
       const consumers = consumersOf(registration);
-      const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message));
+      const prefetch = prefetchOf(registration);
+      const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message), { prefetch });
       this.consumers.push(handle);
-      this.deps.logger.info({ kind, consumers, transport: this.deps.transport.name }, 'consuming jobs');
+      this.deps.logger.info({ kind, consumers, prefetch, transport: this.deps.transport.name }, 'consuming jobs');
     }
   }
 

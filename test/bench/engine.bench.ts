@@ -49,6 +49,8 @@ const JOBS = Number(arg('jobs', '20000'));
 const ENQUEUE_SECONDS = Number(arg('enqueue-seconds', '5'));
 const LATENCY_SAMPLES = Number(arg('latency-samples', '400'));
 const FLOOR_SECONDS = Number(arg('floor-seconds', '5'));
+/** Deliveries each bench kind holds beyond its running jobs (JOB_PREFETCH_<KIND>): no-op jobs are the short jobs it is for. */
+const PREFETCH = Number(arg('prefetch', '48'));
 type Figure = 'drain1' | 'drain3' | 'enqueue' | 'latency';
 const FIGURES = arg('figures', 'drain1,drain3,enqueue,latency').split(',') as Figure[];
 const PEERS = arg('peers', 'default,batched').split(',').filter((p): p is GraphileMode => p === 'default' || p === 'batched');
@@ -125,7 +127,7 @@ async function resetJobs(db: Database): Promise<void> {
 function counterRegistrations(onDone: () => void, onStart?: (jobId: string) => void): KindRegistration[] {
   return KINDS.map((kind) => ({
     kind,
-    defaults: { consumers: CONSUMERS },
+    defaults: { consumers: CONSUMERS, prefetch: PREFETCH },
     processor: async ({ job }) => {
       onStart?.(job.id);
       onDone();
@@ -175,6 +177,7 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
     settings: { consumers: Object.fromEntries(KINDS.map((k) => [k, CONSUMERS])), publisherBatchSize: 500 },
   });
   const started = performance.now();
+  const windowStart = process.hrtime.bigint() / 1000n;
   await engine.start();
   await all;
   // Completion is written after the processor returns: wait for the last writes.
@@ -184,6 +187,8 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
     await new Promise((r) => setTimeout(r, 5));
   }
   const seconds = (performance.now() - started) / 1000;
+  // For `node --cpu-prof`: the drain's window on the profile's clock (µs, monotonic).
+  if (process.argv.includes('--profile-window')) console.log(`profile window: ${windowStart} ${process.hrtime.bigint() / 1000n}`);
   await stopEngine(engine, m);
   const { rows } = await db.pool.query("SELECT count(*)::int AS n, sum(attempts)::int AS attempts FROM jobs WHERE status = 'SUCCEEDED'");
   if (rows[0].n !== JOBS) throw new Error(`drain check failed: ${JSON.stringify(rows[0])}`);
@@ -337,7 +342,7 @@ async function main(): Promise<void> {
     console.log(`load after: ${loadAverage()}`);
     console.log('targets (engine rabbitmq): drain 1 kind ≥ 1.5× graphile default; start latency p50 ≤ 1 ms, p99 ≤ 3 ms');
     console.log(
-      `reproduce: nice -n -10 npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
+      `reproduce: nice -n -10 npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --prefetch ${PREFETCH} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
     );
   } finally {
     await db.close();

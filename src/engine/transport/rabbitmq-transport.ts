@@ -6,6 +6,7 @@ import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-co
 import {
   PublishRefusedError,
   type ConnectionState,
+  type ConsumeOptions,
   type ConsumerHandle,
   type JobTransport,
   type MessageHandler,
@@ -204,12 +205,14 @@ export class RabbitMqTransport implements JobTransport {
     );
   }
 
-  async consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle> {
+  async consume(kind: string, consumers: number, handler: MessageHandler, options: ConsumeOptions = {}): Promise<ConsumerHandle> {
     if (this.closed) throw new Error('rabbitmq transport is closed');
     if (!Number.isInteger(consumers) || consumers < 1) throw new Error(`consumers must be a positive integer (got ${consumers})`);
+    const prefetch = options.prefetch ?? 0;
+    if (!Number.isInteger(prefetch) || prefetch < 0) throw new Error(`prefetch must be an integer ≥ 0 (got ${prefetch})`);
     if (this.consumers.has(kind)) throw new Error(`kind ${kind} already has a consumer in this process`);
     this.kinds.add(kind);
-    const consumer = new KindConsumer(this, kind, consumers, handler, this.logger.child({ kind }));
+    const consumer = new KindConsumer(this, kind, consumers, prefetch, handler, this.logger.child({ kind }));
     this.consumers.set(kind, consumer);
     await this.connection.open();
     const model = this.connection.model;
@@ -456,8 +459,9 @@ interface Delivery {
 }
 
 /**
- * One kind's consumer: its own channel, `prefetch(consumers)`, at most `consumers`
- * handlers at a time. The limit is also kept locally, across channels: after a channel
+ * One kind's consumer: its own channel, `prefetch(consumers + prefetch)`, at most
+ * `consumers` handlers at a time; deliveries beyond them wait in `waiting`, ready for
+ * the next free slot (unacknowledged: a dead process hands them back). The limit is also kept locally, across channels: after a channel
  * dies, handlers of its (requeued) deliveries may still run, and deliveries on the new
  * channel wait in `waiting` until a slot is free, so `active` never exceeds `consumers`.
  * (Such a waiting delivery is unacked too; should old handlers outlive `consumer_timeout`
@@ -479,6 +483,8 @@ class KindConsumer implements ConsumerHandle {
     private readonly transport: RabbitMqTransport,
     readonly kind: string,
     private readonly consumers: number,
+    /** Deliveries held in `waiting` beyond the running ones: the channel's prefetch is `consumers + prefetch`. */
+    private readonly prefetch: number,
     private readonly handler: MessageHandler,
     private readonly logger: Logger,
   ) {
@@ -503,7 +509,7 @@ class KindConsumer implements ConsumerHandle {
       ch.on('close', () => this.onChannelClosed(ch));
       (ch as ChannelWithModel).__jiaowuModel = model;
       await this.transport.declareKind(ch, this.kind);
-      await ch.prefetch(this.consumers);
+      await ch.prefetch(this.consumers + this.prefetch);
       if (this.stopped) {
         await ch.close().catch(() => undefined);
         return;
