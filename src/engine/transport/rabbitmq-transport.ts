@@ -1,6 +1,7 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
+import { ChannelAcks } from './channel-acks';
 import { parseJobMessage, type ParkReason } from './job-message';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
 import {
@@ -478,6 +479,8 @@ class KindConsumer implements ConsumerHandle {
   private reattachTimer: NodeJS.Timeout | null = null;
   private reattachDelayMs = 500;
   private readonly queue: string;
+  /** Acks of each channel this consumer had, sent several to a frame (see ChannelAcks). */
+  private readonly acks = new WeakMap<Channel, ChannelAcks>();
 
   constructor(
     private readonly transport: RabbitMqTransport,
@@ -566,7 +569,12 @@ class KindConsumer implements ConsumerHandle {
     const channel = this.channel;
     this.channel = null;
     this.consumerTag = null;
-    if (channel && !this.transport.closedChannels.has(channel)) await channel.close().catch(() => undefined);
+    if (channel && !this.transport.closedChannels.has(channel)) {
+      // Acks still waiting for the end of the turn must leave before the channel closes,
+      // or the broker would hand those finished deliveries out again.
+      this.acks.get(channel)?.flush();
+      await channel.close().catch(() => undefined);
+    }
   }
 
   private onChannelClosed(channel: Channel): void {
@@ -588,6 +596,7 @@ class KindConsumer implements ConsumerHandle {
       if (this.channel === channel) channel.close().catch(() => undefined);
       return;
     }
+    this.acksOf(channel).delivered(raw);
     const parsed = parseJobMessage(raw.content, this.kind);
     if (!parsed.ok) {
       // A poison message must never loop, nor reach the database: park it (outside the
@@ -684,19 +693,26 @@ class KindConsumer implements ConsumerHandle {
     }
   }
 
+  private acksOf(channel: Channel): ChannelAcks {
+    let acks = this.acks.get(channel);
+    if (!acks) {
+      acks = new ChannelAcks(channel, () => this.transport.closedChannels.has(channel), (error) =>
+        this.logger.debug({ err: error }, 'ack on a closed channel ignored'),
+      );
+      this.acks.set(channel, acks);
+    }
+    return acks;
+  }
+
   private ack(delivery: Pick<Delivery, 'channel' | 'raw'>): void {
     if (this.transport.closedChannels.has(delivery.channel)) return;
-    try {
-      delivery.channel.ack(delivery.raw);
-    } catch (error) {
-      this.logger.debug({ err: error }, 'ack on a closed channel ignored');
-    }
+    this.acksOf(delivery.channel).ack(delivery.raw);
   }
 
   private nack(delivery: Pick<Delivery, 'channel' | 'raw'>, requeue: boolean): void {
     if (this.transport.closedChannels.has(delivery.channel)) return;
     try {
-      delivery.channel.nack(delivery.raw, false, requeue);
+      this.acksOf(delivery.channel).nack(delivery.raw, requeue);
     } catch (error) {
       this.logger.debug({ err: error }, 'nack on a closed channel ignored');
     }
