@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { claimBatch } from './claim-batch';
-import { Batcher } from './db/batcher';
+import { Batcher, BATCHES_IN_FLIGHT } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
 import { repeatWhileTransient } from './db/repeat-transient';
@@ -62,6 +62,7 @@ interface RunningJob {
 
 const ACK: Settlement = { type: 'ack' };
 
+
 /**
  * Takes deliveries of every registered kind from the transport and runs them, per
  * the seed: claim (lease + token) → attempt limit → heartbeat beside the processor →
@@ -98,7 +99,7 @@ export class Runner {
   ) {
     this.sql = poolSql(deps.pool);
     this.relaxedSql = poolSql(deps.relaxedPool);
-    this.claims = new Batcher(claimBatch(this.relaxedSql));
+    this.claims = new Batcher(claimBatch(this.relaxedSql), 64, BATCHES_IN_FLIGHT);
     this.completer = new JobCompleter(this.sql, () => this.slots);
   }
 
