@@ -34,6 +34,7 @@ import type { JobTransport } from '../../src/engine/transport/transport';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { buildEngine } from '../support/engine-harness';
 import { graphileDrain, graphileEnqueue, graphileLatency, prepareGraphile, type GraphileMode } from './support/graphile-peer';
+import { measureScale, printScale, type ScaleOptions } from './support/scale';
 import { createTestDatabase, rabbitAvailable, rabbitUrl, uniquePrefix } from '../support/services';
 
 const KINDS = ['BENCH_A', 'BENCH_B', 'BENCH_C'];
@@ -275,7 +276,26 @@ function latencyStats(samples: number[]): { p50: number; p95: number; p99: numbe
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
 
+async function mainScale(): Promise<void> {
+  if (!(await rabbitAvailable())) throw new Error('--scale needs RabbitMQ');
+  const options: ScaleOptions = {
+    jobs: JOBS,
+    consumers: CONSUMERS,
+    prefetch: PREFETCH,
+    steadySeconds: Number(arg('steady-seconds', '10')),
+    workerCounts: arg('workers', '1,2,4').split(',').map(Number),
+  };
+  console.log(`jiaowu-jobs engine benchmark, scale — load before: ${loadAverage()}`);
+  const rows = await measureScale(options);
+  printScale(rows, options);
+  console.log(`load after: ${loadAverage()}`);
+  console.log(
+    `reproduce: nice -n -10 npm run bench:engine -- --scale --jobs ${JOBS} --prefetch ${PREFETCH} --steady-seconds ${options.steadySeconds} --workers ${options.workerCounts.join(',')}`,
+  );
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--scale')) return mainScale();
   const requested = arg('transports', 'in-memory,rabbitmq').split(',') as TransportName[];
   const transports: TransportName[] = [];
   for (const name of requested) {
