@@ -62,7 +62,6 @@ interface RunningJob {
 
 const ACK: Settlement = { type: 'ack' };
 
-
 /**
  * Takes deliveries of every registered kind from the transport and runs them, per
  * the seed: claim (lease + token) → attempt limit → heartbeat beside the processor →
