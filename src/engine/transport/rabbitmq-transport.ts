@@ -463,8 +463,9 @@ interface Delivery {
  * One kind's consumer: its own channel, `prefetch(consumers + prefetch)`, at most
  * `consumers` handlers at a time; deliveries beyond them wait in `waiting`, ready for
  * the next free slot (unacknowledged: a dead process hands them back). The limit is
- * also kept locally, across channels: after a channel dies, handlers of its (requeued) deliveries may still run, and deliveries on the new
- * channel wait in `waiting` until a slot is free, so `active` never exceeds `consumers`.
+ * also kept locally, across channels: after a channel dies, handlers of its (requeued)
+ * deliveries may still run, and deliveries on the new channel wait in `waiting` until
+ * a slot is free, so `active` never exceeds `consumers`.
  * (Such a waiting delivery is unacked too; should old handlers outlive `consumer_timeout`
  * again, that channel is closed and re-attached in turn — no message is lost.)
  */
