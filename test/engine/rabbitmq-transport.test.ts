@@ -359,7 +359,10 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     channel.on('error', () => undefined);
     await channel.checkQueue(`${prefix}.no-such-queue`).catch(() => undefined);
     await transport.publish(messages(k, 3));
-    await waitUntil('all after the channel was re-opened', () => received.length === 4, 10_000);
+    // The first delivery's ack may share a frame batch with the failing declare and be
+    // dropped with the channel: the broker then sends it again (a duplicate the claim
+    // makes harmless). What matters here: every message arrives on the new channel.
+    await waitUntil('all after the channel was re-opened', () => new Set(received).size === 4, 10_000);
     expect(transport.connectionState()).toBe('connected');
   });
 

@@ -5,6 +5,7 @@
  * suggests (`localQueue` fetches many jobs per query; completions and failures that
  * meet within `completeJobBatchDelay`/`failJobBatchDelay` share one statement).
  */
+import pg from 'pg';
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner, type RunnerOptions, type Task, type WorkerUtils } from 'graphile-worker';
 
 export type GraphileMode = 'default' | 'batched';
@@ -28,25 +29,46 @@ export async function prepareGraphile(connectionString: string): Promise<void> {
   await runMigrations({ connectionString, logger: silent });
 }
 
-async function startRunner(connectionString: string, mode: GraphileMode, concurrency: number, tasks: Record<string, Task>): Promise<Runner> {
-  return run({
-    connectionString,
+/**
+ * A pool this module owns and ends: the benchmark drops its database with FORCE at the
+ * end, and a connection graphile-worker left open must not crash the process then.
+ */
+function ownPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+async function startRunner(connectionString: string, mode: GraphileMode, concurrency: number, tasks: Record<string, Task>): Promise<{ runner: Runner; stop(): Promise<void> }> {
+  // Its own default pool size (10): what its users run.
+  const pgPool = ownPool(connectionString, 10);
+  const runner = await run({
+    pgPool,
     concurrency,
-    // Its own default pool size (10): what its users run.
     noHandleSignals: true,
     pollInterval: 2_000,
     logger: silent,
     taskList: tasks,
     preset: presetOf(mode),
   });
+  return {
+    runner,
+    stop: async () => {
+      await runner.stop();
+      await pgPool.end();
+    },
+  };
 }
 
 async function withUtils<T>(connectionString: string, poolSize: number, work: (utils: WorkerUtils) => Promise<T>): Promise<T> {
-  const utils = await makeWorkerUtils({ connectionString, maxPoolSize: poolSize, logger: silent });
+  const pgPool = ownPool(connectionString, poolSize);
+  const utils = await makeWorkerUtils({ pgPool, logger: silent });
   try {
     return await work(utils);
   } finally {
     await utils.release();
+    await pgPool.end();
   }
 }
 
