@@ -78,6 +78,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     settings: {
       ...config.engine,
       consumers: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].consumers])),
+      prefetch: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].prefetch])),
     },
     roles: { publisher: true, worker: isWorker, maintenance: isWorker },
   });

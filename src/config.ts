@@ -65,6 +65,7 @@ export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
 export interface KindSettings {
   consumers: number;
+  prefetch: number;
 }
 
 export interface Config {
@@ -238,6 +239,7 @@ function roles(env: Env): ReadonlySet<Role> {
 /** Per-kind consumer counts: JOB_CONSUMERS_<KIND>, 1–16 each (the seed's rule); defaults from the kind's descriptor. */
 export const MIN_CONSUMERS = 1;
 export const MAX_CONSUMERS = 16;
+export const MAX_PREFETCH = 1_000;
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -245,7 +247,11 @@ export function loadConfig(env: Env = process.env): Config {
   const kinds = Object.fromEntries(
     ALL_JOB_KINDS.map((kind) => [
       kind,
-      { consumers: int(env, `JOB_CONSUMERS_${kind}`, JOB_KINDS[kind].defaultConsumers, MIN_CONSUMERS, MAX_CONSUMERS) },
+      {
+        consumers: int(env, `JOB_CONSUMERS_${kind}`, JOB_KINDS[kind].defaultConsumers, MIN_CONSUMERS, MAX_CONSUMERS),
+        // JOB_PREFETCH_<KIND>: deliveries a worker holds beyond its running jobs of this kind, 0–1000 (0: none; see KindDefaults.prefetch).
+        prefetch: int(env, `JOB_PREFETCH_${kind}`, 0, 0, MAX_PREFETCH),
+      },
     ]),
   ) as Record<JobKind, KindSettings>;
   const retryBaseMs = int(env, 'JOB_RETRY_BASE_MS', 2_000, 100, 3_600_000);

@@ -35,11 +35,25 @@ beforeAll(() => {
 
 describe('the benchmarks build and run', () => {
   it('bench:engine', () => {
-    const { status, output } = run('engine', ['--jobs', '300', '--transports', 'in-memory']);
+    const { status, output } = run(
+      'engine',
+      ['--jobs', '300', '--transports', 'in-memory', '--latency-samples', '20', '--enqueue-seconds', '1', '--floor-seconds', '1'],
+      180_000,
+    );
     expect(status, output).toBe(0);
-    expect(output).toMatch(/in-memory\s+drain, 1 kind × 16 consumers\s+\d+ jobs\/s/);
+    // The engine, then graphile-worker default and batched, then the ratios.
+    expect(output).toMatch(/\| drain, 1 kind × 16 consumers \| \d+ jobs\/s \| \d+ jobs\/s \| \d+ jobs\/s \| [\d.]+× \| [\d.]+× \|/);
+    expect(output).toMatch(/\| enqueue commit → processor start, p99 \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+ ms \|/);
     expect(output).toContain('reproduce: npm run bench:engine -- --jobs 300 --transports in-memory');
-  }, 120_000);
+  }, 200_000);
+
+  it.runIf(rabbit)('bench:engine --scale', () => {
+    const { status, output } = run('engine', ['--scale', '--jobs', '200', '--steady-seconds', '1', '--workers', '1,2'], 180_000);
+    expect(status, output).toBe(0);
+    expect(output).toMatch(/\| 1 \| \d+ jobs\/s \| 1\.00× \| \d+ jobs\/s \| 1\.00× \| \d+ jobs\/s \|/);
+    expect(output).toMatch(/\| 2 \| \d+ jobs\/s \| [\d.]+× \|/);
+    expect(output).toContain('reproduce: npm run bench:engine -- --scale --jobs 200');
+  }, 200_000);
 
   it.runIf(HAVE_CTT_DATA)('bench:ctt', () => {
     const { status, output } = run('ctt', ['1', 'comp01']);

@@ -42,6 +42,8 @@ export interface EngineSettings {
   cleanupBatchSize: number;
   /** Consumers per kind in this process (overrides the kind's registered default). */
   consumers: Record<string, number>;
+  /** Deliveries held per kind beyond the running ones in this process (overrides the kind's registered default; see KindDefaults.prefetch). */
+  prefetch?: Record<string, number>;
 }
 
 export interface EngineRoles {
@@ -126,6 +128,7 @@ export class JobEngine {
             retryBaseMs: settings.retryBaseMs,
             retryMaxMs: settings.retryMaxMs,
             consumers: settings.consumers,
+            prefetch: settings.prefetch,
           },
           wakePublisher: () => this.waker.committed(),
         })

@@ -1,4 +1,4 @@
-import { Batcher, ItemFailure } from './db/batcher';
+import { Batcher, BATCHES_IN_FLIGHT, ItemFailure } from './db/batcher';
 import { repeatWhileTransient } from './db/repeat-transient';
 import type { Sql } from './db/sql';
 import { isTransientDbError } from './db/transient-error';
@@ -39,7 +39,7 @@ export class JobCompleter {
         // the jobs that shared its statement: complete them one by one.
         return Promise.all(requests.map((r) => completeJob(sql, r).catch((itemError: unknown) => new ItemFailure(itemError))));
       }
-    });
+    }, 64, BATCHES_IN_FLIGHT);
   }
 
   /** Commits waiting after their settle now. */

@@ -73,6 +73,12 @@ export interface KindDefaults {
   attemptLimit?: number;
   /** Lease length in seconds; defaults to the engine's. */
   leaseSeconds?: number;
+  /**
+   * Deliveries of this kind a worker process holds beyond those running (default 0), so
+   * a consumer that finishes a job starts the next without a broker round trip. Worth it
+   * for short jobs only: a held delivery waits for this process while another may idle.
+   */
+  prefetch?: number;
 }
 
 export interface KindRegistration<Input = unknown, Result = unknown> {

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { claimBatch } from './claim-batch';
-import { Batcher } from './db/batcher';
+import { Batcher, BATCHES_IN_FLIGHT } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
 import type { EventBus } from './events/event-bus';
 import { repeatWhileTransient } from './db/repeat-transient';
@@ -35,6 +35,8 @@ export interface RunnerSettings {
   retryMaxMs: number;
   /** Consumers per kind in this process; a kind absent here uses its registered default. */
   consumers: Record<string, number>;
+  /** Deliveries held per kind beyond the running ones (see KindDefaults.prefetch); a kind absent here uses its registered default. */
+  prefetch?: Record<string, number>;
 }
 
 type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
@@ -98,7 +100,7 @@ export class Runner {
   ) {
     this.sql = poolSql(deps.pool);
     this.relaxedSql = poolSql(deps.relaxedPool);
-    this.claims = new Batcher(claimBatch(this.relaxedSql));
+    this.claims = new Batcher(claimBatch(this.relaxedSql), 64, BATCHES_IN_FLIGHT);
     this.completer = new JobCompleter(this.sql, () => this.slots);
   }
 
@@ -108,6 +110,7 @@ export class Runner {
       if (event.reason === JobEventReason.CANCEL_REQUESTED) this.running.get(event.jobId)?.abort('cancel');
     });
     const consumersOf = (registration: KindRegistration) => this.deps.settings.consumers[registration.kind] ?? registration.defaults.consumers;
+    const prefetchOf = (registration: KindRegistration) => this.deps.settings.prefetch?.[registration.kind] ?? registration.defaults.prefetch ?? 0;
     const registrations = this.deps.registry.names().map((kind) => this.deps.registry.require(kind));
     // One pending completion per consumer slot lets every slot start its next job while
     // the last one commits; beyond that, commits are falling behind and must slow claims.
@@ -115,9 +118,10 @@ export class Runner {
     for (const registration of registrations) {
       const { kind } = registration;
       const consumers = consumersOf(registration);
-      const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message));
+      const prefetch = prefetchOf(registration);
+      const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message), { prefetch });
       this.consumers.push(handle);
-      this.deps.logger.info({ kind, consumers, transport: this.deps.transport.name }, 'consuming jobs');
+      this.deps.logger.info({ kind, consumers, prefetch, transport: this.deps.transport.name }, 'consuming jobs');
     }
   }
 

@@ -144,6 +144,44 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     expect(handle.active).toBe(0);
   });
 
+  it('holds `prefetch` deliveries beyond the running ones, still runs at most `consumers`, and hands held ones back when it stops', async () => {
+    const k = kind('prefetch');
+    const release = gate();
+    let running = 0;
+    let maxRunning = 0;
+    let started = 0;
+    const handle = await transport.consume(
+      k,
+      2,
+      async () => {
+        running++;
+        started++;
+        maxRunning = Math.max(maxRunning, running);
+        await release.opened;
+        running--;
+        return { type: 'ack' };
+      },
+      { prefetch: 3 },
+    );
+    await transport.publish(messages(k, 8));
+    // 2 running + 3 held leave 3 ready in the queue.
+    await waitUntil('5 taken from the queue', () => started === 2);
+    const deadline = Date.now() + 15_000;
+    while ((await queueDepth(url, `${prefix}.jobs.${k}`)) !== 3 && Date.now() < deadline) await sleep(50);
+    expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(3);
+    expect(handle.active).toBe(2);
+    // Stopping returns the held (never started) deliveries to the queue; the running ones finish.
+    const stopped = handle.stop();
+    await sleep(200);
+    release.open();
+    await stopped;
+    expect(maxRunning).toBe(2);
+    expect(started).toBe(2);
+    const back = Date.now() + 15_000;
+    while ((await queueDepth(url, `${prefix}.jobs.${k}`)) !== 6 && Date.now() < back) await sleep(50);
+    expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(6);
+  });
+
   it('keeps a slow kind from delaying another kind', async () => {
     const slow = kind('slow');
     const fast = kind('fast');
@@ -321,7 +359,10 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     channel.on('error', () => undefined);
     await channel.checkQueue(`${prefix}.no-such-queue`).catch(() => undefined);
     await transport.publish(messages(k, 3));
-    await waitUntil('all after the channel was re-opened', () => received.length === 4, 10_000);
+    // The first delivery's ack may share a frame batch with the failing declare and be
+    // dropped with the channel: the broker then sends it again (a duplicate the claim
+    // makes harmless). What matters here: every message arrives on the new channel.
+    await waitUntil('all after the channel was re-opened', () => new Set(received).size === 4, 10_000);
     expect(transport.connectionState()).toBe('connected');
   });
 

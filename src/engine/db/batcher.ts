@@ -4,42 +4,69 @@ export class ItemFailure {
 }
 
 /**
- * Group commit on the client side: calls that arrive while a batch is in flight wait
- * and go together in the next one. An idle caller goes at once (no added latency);
+ * Batches the runner's claims (and the completer's completions) run at once. With one, a
+ * consumer that asks while a batch is in flight waits for it and then for its own: two
+ * round trips. With two it waits for about one, and batches stay large under load.
+ * (Two batches holding duplicates of one message may deadlock; PostgreSQL ends one, which
+ * is transient: that claim's delivery comes back later, a completion is repeated.)
+ */
+export const BATCHES_IN_FLIGHT = 2;
+
+/**
+ * Group commit on the client side: calls made in the same turn of the event loop, and
+ * calls that arrive while a batch is in flight, go together in the next batch. A batch
+ * leaves at the end of the turn that asked for it (an idle caller waits for no timer);
  * under load, N calls cost one round trip and one commit instead of N.
  */
 export class Batcher<Request, Result> {
   private queue: Array<{ request: Request; resolve: (r: Result | undefined) => void; reject: (e: unknown) => void }> = [];
-  private running = false;
+  private inFlight = 0;
+  private scheduled = false;
 
   constructor(
     /** Runs one batch; returns one result (undefined, or an ItemFailure) per request, in order. */
     private readonly runBatch: (requests: Request[]) => Promise<Array<Result | ItemFailure | undefined>>,
     private readonly maxBatch = 64,
+    /** Batches running at once (each on its own connection). */
+    private readonly maxInFlight = 1,
   ) {}
 
   submit(request: Request): Promise<Result | undefined> {
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      if (!this.running) void this.drain();
+      // Wait for the end of this turn: the deliveries of one socket read all ask in it.
+      if (!this.scheduled && this.inFlight < this.maxInFlight) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.startBatches();
+        });
+      }
     });
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (this.queue.length > 0) {
+  private startBatches(): void {
+    while (this.queue.length > 0 && this.inFlight < this.maxInFlight) {
       const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const results = await this.runBatch(batch.map((b) => b.request));
-        batch.forEach((b, i) => {
-          const result = results[i];
-          if (result instanceof ItemFailure) b.reject(result.error);
-          else b.resolve(result);
-        });
-      } catch (error) {
-        for (const b of batch) b.reject(error);
-      }
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        this.inFlight--;
+        // What queued meanwhile has waited already: it goes at once.
+        this.startBatches();
+      });
     }
-    this.running = false;
+  }
+
+  private async run(batch: typeof this.queue): Promise<void> {
+    try {
+      const results = await this.runBatch(batch.map((b) => b.request));
+      batch.forEach((b, i) => {
+        const result = results[i];
+        if (result instanceof ItemFailure) b.reject(result.error);
+        else b.resolve(result);
+      });
+    } catch (error) {
+      for (const b of batch) b.reject(error);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { coalesceWrites } from './coalesced-writes';
 import { connect, type ChannelModel, type RecoveringChannelModel } from 'amqplib';
 import type { Logger } from 'pino';
 import type { ConnectionState } from './transport';
@@ -99,6 +100,7 @@ export class RabbitMqConnection extends EventEmitter {
         waitForConnect: false,
         setup: async (model: ChannelModel) => {
           model.on('error', (error: Error) => logger.warn({ err: error }, 'rabbitmq connection error'));
+          coalesceWrites(model);
           this.current = model;
           for (const step of this.steps) await step(model);
         },

@@ -1,11 +1,13 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
+import { ChannelAcks } from './channel-acks';
 import { parseJobMessage, type ParkReason } from './job-message';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
 import {
   PublishRefusedError,
   type ConnectionState,
+  type ConsumeOptions,
   type ConsumerHandle,
   type JobTransport,
   type MessageHandler,
@@ -204,12 +206,14 @@ export class RabbitMqTransport implements JobTransport {
     );
   }
 
-  async consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle> {
+  async consume(kind: string, consumers: number, handler: MessageHandler, options: ConsumeOptions = {}): Promise<ConsumerHandle> {
     if (this.closed) throw new Error('rabbitmq transport is closed');
     if (!Number.isInteger(consumers) || consumers < 1) throw new Error(`consumers must be a positive integer (got ${consumers})`);
+    const prefetch = options.prefetch ?? 0;
+    if (!Number.isInteger(prefetch) || prefetch < 0) throw new Error(`prefetch must be an integer ≥ 0 (got ${prefetch})`);
     if (this.consumers.has(kind)) throw new Error(`kind ${kind} already has a consumer in this process`);
     this.kinds.add(kind);
-    const consumer = new KindConsumer(this, kind, consumers, handler, this.logger.child({ kind }));
+    const consumer = new KindConsumer(this, kind, consumers, prefetch, handler, this.logger.child({ kind }));
     this.consumers.set(kind, consumer);
     await this.connection.open();
     const model = this.connection.model;
@@ -456,10 +460,12 @@ interface Delivery {
 }
 
 /**
- * One kind's consumer: its own channel, `prefetch(consumers)`, at most `consumers`
- * handlers at a time. The limit is also kept locally, across channels: after a channel
- * dies, handlers of its (requeued) deliveries may still run, and deliveries on the new
- * channel wait in `waiting` until a slot is free, so `active` never exceeds `consumers`.
+ * One kind's consumer: its own channel, `prefetch(consumers + prefetch)`, at most
+ * `consumers` handlers at a time; deliveries beyond them wait in `waiting`, ready for
+ * the next free slot (unacknowledged: a dead process hands them back). The limit is
+ * also kept locally, across channels: after a channel dies, handlers of its (requeued)
+ * deliveries may still run, and deliveries on the new channel wait in `waiting` until
+ * a slot is free, so `active` never exceeds `consumers`.
  * (Such a waiting delivery is unacked too; should old handlers outlive `consumer_timeout`
  * again, that channel is closed and re-attached in turn — no message is lost.)
  */
@@ -474,11 +480,15 @@ class KindConsumer implements ConsumerHandle {
   private reattachTimer: NodeJS.Timeout | null = null;
   private reattachDelayMs = 500;
   private readonly queue: string;
+  /** Acks of each channel this consumer had, sent several to a frame (see ChannelAcks). */
+  private readonly acks = new WeakMap<Channel, ChannelAcks>();
 
   constructor(
     private readonly transport: RabbitMqTransport,
     readonly kind: string,
     private readonly consumers: number,
+    /** Deliveries held in `waiting` beyond the running ones: the channel's prefetch is `consumers + prefetch`. */
+    private readonly prefetch: number,
     private readonly handler: MessageHandler,
     private readonly logger: Logger,
   ) {
@@ -503,7 +513,7 @@ class KindConsumer implements ConsumerHandle {
       ch.on('close', () => this.onChannelClosed(ch));
       (ch as ChannelWithModel).__jiaowuModel = model;
       await this.transport.declareKind(ch, this.kind);
-      await ch.prefetch(this.consumers);
+      await ch.prefetch(this.consumers + this.prefetch);
       if (this.stopped) {
         await ch.close().catch(() => undefined);
         return;
@@ -560,7 +570,12 @@ class KindConsumer implements ConsumerHandle {
     const channel = this.channel;
     this.channel = null;
     this.consumerTag = null;
-    if (channel && !this.transport.closedChannels.has(channel)) await channel.close().catch(() => undefined);
+    if (channel && !this.transport.closedChannels.has(channel)) {
+      // Acks still waiting for the end of the turn must leave before the channel closes,
+      // or the broker would hand those finished deliveries out again.
+      this.acks.get(channel)?.flush();
+      await channel.close().catch(() => undefined);
+    }
   }
 
   private onChannelClosed(channel: Channel): void {
@@ -582,6 +597,7 @@ class KindConsumer implements ConsumerHandle {
       if (this.channel === channel) channel.close().catch(() => undefined);
       return;
     }
+    this.acksOf(channel).delivered(raw);
     const parsed = parseJobMessage(raw.content, this.kind);
     if (!parsed.ok) {
       // A poison message must never loop, nor reach the database: park it (outside the
@@ -678,19 +694,26 @@ class KindConsumer implements ConsumerHandle {
     }
   }
 
+  private acksOf(channel: Channel): ChannelAcks {
+    let acks = this.acks.get(channel);
+    if (!acks) {
+      acks = new ChannelAcks(channel, () => this.transport.closedChannels.has(channel), (error) =>
+        this.logger.debug({ err: error }, 'ack on a closed channel ignored'),
+      );
+      this.acks.set(channel, acks);
+    }
+    return acks;
+  }
+
   private ack(delivery: Pick<Delivery, 'channel' | 'raw'>): void {
     if (this.transport.closedChannels.has(delivery.channel)) return;
-    try {
-      delivery.channel.ack(delivery.raw);
-    } catch (error) {
-      this.logger.debug({ err: error }, 'ack on a closed channel ignored');
-    }
+    this.acksOf(delivery.channel).ack(delivery.raw);
   }
 
   private nack(delivery: Pick<Delivery, 'channel' | 'raw'>, requeue: boolean): void {
     if (this.transport.closedChannels.has(delivery.channel)) return;
     try {
-      delivery.channel.nack(delivery.raw, false, requeue);
+      this.acksOf(delivery.channel).nack(delivery.raw, requeue);
     } catch (error) {
       this.logger.debug({ err: error }, 'nack on a closed channel ignored');
     }

@@ -52,6 +52,11 @@ export class PublishRefusedError extends Error {
  * Carries work messages from the outbox publisher to the runners, one queue per
  * kind so that a slow kind never holds up another.
  */
+export interface ConsumeOptions {
+  /** Deliveries held beyond the running ones (default 0). */
+  prefetch?: number;
+}
+
 export interface JobTransport {
   readonly name: 'rabbitmq' | 'in-memory';
   /** True when the transport keeps a message until it is acknowledged, across restarts. */
@@ -62,8 +67,12 @@ export interface JobTransport {
    * routed to a queue). Rejects with `PublishRefusedError` naming the messages not taken.
    */
   publish(messages: readonly JobMessage[]): Promise<void>;
-  /** Runs `handler` for deliveries of `kind`, at most `consumers` at a time. */
-  consume(kind: string, consumers: number, handler: MessageHandler): Promise<ConsumerHandle>;
+  /**
+   * Runs `handler` for deliveries of `kind`, at most `consumers` at a time; a broker
+   * transport holds up to `prefetch` more deliveries ready (unacknowledged, so they go
+   * back to the queue if this process dies).
+   */
+  consume(kind: string, consumers: number, handler: MessageHandler, options?: ConsumeOptions): Promise<ConsumerHandle>;
   connectionState(): ConnectionState;
   /**
    * Messages of `kind` waiting in the transport for a consumer (not counting those a
