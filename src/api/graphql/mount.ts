@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, type Config } from '../../config';
 import type { JobEngine } from '../../engine/engine';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
+import { declaredBodyLimit } from '../declared-body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
 import { buildApiSchema } from './build-schema';
@@ -196,6 +197,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
+      declaredBodyLimit(settings.maxBodyBytes),
       httpRateLimit({ settings: limits.http, authenticator: auth.authenticator }),
       express.json({ limit: settings.maxBodyBytes }),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
