@@ -2,14 +2,14 @@ import 'reflect-metadata';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { parse, type GraphQLSchema } from 'graphql';
+import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiSchema } from '../../src/api/graphql/build-schema';
 import { DocumentCache, MAX_CACHED_QUERY_LENGTH } from '../../src/api/graphql/document-cache';
 import { documentCheck, type DocumentCheck } from '../../src/api/graphql/document-check';
 import { createErrorFormatter } from '../../src/api/graphql/errors';
 import { httpDocumentCheck } from '../../src/api/graphql/http-document-check';
-import { parseOptions, shapeRules } from '../../src/api/graphql/limits';
+import { operationCost, parseOptions, shapeRules } from '../../src/api/graphql/limits';
 import { TEST_GRAPHQL_SETTINGS } from './support/api-server';
 
 /**
@@ -86,6 +86,13 @@ describe('the HTTP document check in front of Apollo Server', () => {
     expect(invalid![0]).toMatchObject({ message: 'Cannot query field "noSuchField" on type "Query".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
   });
 
+  it('prices a document before graphql-js validates it, safely: a fragment cycle is still refused as invalid', async () => {
+    const cycle = await refused(post('{ terms { ...A } } fragment A on AcademicTerm { plans { term { ...A } } }'));
+    expect(cycle![0]).toMatchObject({ message: 'Cannot spread fragment "A" within itself.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    const twoWay = await refused(post('{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }'));
+    expect(twoWay![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
   it('lets an accepted operation through, over POST and GET', async () => {
     const before = reached;
     expect((await post('{ terms { code } }')).status).toBe(200);
@@ -101,6 +108,16 @@ describe('the document check', () => {
     const first = check(query);
     expect(Array.isArray(first)).toBe(false);
     expect(check(query)).toBe(first);
+  });
+
+  it('prices a kept document again on every call (the price depends on the variables)', () => {
+    const query = 'query Page($n: Int!) { jobs(first: $n) { edges { node { id } } } }';
+    const price = (n: number) => (document: DocumentNode) => operationCost(schema, document, undefined, { n }, TEST_GRAPHQL_SETTINGS.maxComplexity).error;
+    const small = check(query, price(5));
+    expect(Array.isArray(small)).toBe(false);
+    const big = check(query, price(5000));
+    expect(Array.isArray(big) && big[0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(check(query, price(5))).toBe(small);
   });
 
   it('keeps no refused document, and no document longer than the cache takes', () => {

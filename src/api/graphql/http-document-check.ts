@@ -22,19 +22,18 @@ export function httpDocumentCheck(options: {
     const source = (isGet ? req.query : req.body) as Record<string, unknown> | undefined;
     const query = source?.query;
     if (typeof query !== 'string') return next();
-    const checked = options.check(query);
-    let errors: readonly GraphQLError[];
-    if (Array.isArray(checked)) {
-      errors = checked;
-    } else {
-      const variables = isGet ? jsonObject(source?.variables) : source?.variables;
-      const operationName = source?.operationName;
-      // Variables or an operation name Apollo will refuse: let it say why.
-      if ((variables !== undefined && variables !== null && typeof variables !== 'object') || (operationName != null && typeof operationName !== 'string')) return next();
-      const { error } = operationCost(options.schema, checked, operationName as string | null | undefined, variables as Record<string, unknown> | null | undefined, options.maxComplexity);
-      if (!error) return next();
-      errors = [error];
-    }
+    const variables = isGet ? jsonObject(source?.variables) : source?.variables;
+    const operationName = source?.operationName;
+    // Variables or an operation name Apollo will refuse are not priced: let it say why.
+    const priceable = (variables === undefined || variables === null || typeof variables === 'object') && (operationName == null || typeof operationName === 'string');
+    const checked = options.check(
+      query,
+      priceable
+        ? (document) => operationCost(options.schema, document, operationName as string | null | undefined, variables as Record<string, unknown> | null | undefined, options.maxComplexity).error
+        : undefined,
+    );
+    if (!Array.isArray(checked)) return next();
+    const errors: readonly GraphQLError[] = checked;
     res.status(400).json({ errors: errors.map((error) => options.formatError(error.toJSON(), error)) });
   };
 }

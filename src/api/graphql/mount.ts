@@ -118,13 +118,14 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
           const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length);
           if (refused) return [refused];
           if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
-          const checked = checkDocument(payload.query);
+          let cost = 0;
+          const checked = checkDocument(payload.query, (document) => {
+            const priced = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
+            cost = priced.cost;
+            return priced.error ?? socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
+          });
           if (Array.isArray(checked)) return checked;
           const document = checked;
-          const { cost, error: tooComplex } = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
-          if (tooComplex) return [tooComplex];
-          const tooCostlyPerEvent = socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
-          if (tooCostlyPerEvent) return [tooCostlyPerEvent];
           const contextValue = createContext(deps, viewer);
           // A subscription pays its run-time charges on every event: they come out of the
           // per-event budget, not the one-off operation limit.
