@@ -115,7 +115,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
         onSubscribe: async (ctx, _id, payload) => {
           const viewer = ctx.extra.viewer;
           if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
-          const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length);
+          const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length, ctx.extra.socket);
           if (refused) return [refused];
           if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
           let cost = 0;
