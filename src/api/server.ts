@@ -30,6 +30,8 @@ export interface RunningHttpServer {
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const app = express();
   app.disable('x-powered-by');
+  // An ETag hashes every answer (GraphQL, refusals included) for conditional GETs no client here makes.
+  app.disable('etag');
   app.use(['/health/messaging', '/metrics'], opsAccessGuard(options.opsAccess ?? { access: OpsAccess.PUBLIC }));
   app.use(healthRoutes(options.engine, options.logger));
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { getIntrospectionQuery, print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
@@ -115,6 +116,23 @@ describe('sizes and malformed input', () => {
     expect(response.status).toBe(413);
     const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
     expect(body.errors[0]!.extensions.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers a body declared over the limit with 413 before reading it, and closes the connection', async () => {
+    // Headers and a first few bytes of a declared 1 MB body; the rest never comes. A
+    // server that reads a refused body to its end before answering never answers this.
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"query":"{ __typename }","padding":"xxxx',
+    );
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('no answer to a body declared over the limit')), 10_000))]);
+    const answer = Buffer.concat(received).toString('utf8');
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toMatch(/connection: close/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('refuses requests without a CSRF-safe content type', async () => {

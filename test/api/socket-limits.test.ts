@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { POLICY_VIOLATION, REFUSALS_BEFORE_CLOSE } from '../../src/api/graphql/socket-limits';
 import { DEFAULT_LIMITS } from '../../src/config';
 import type { JobEngine } from '../../src/engine/engine';
 import { JobKind } from '../../src/job-kinds';
@@ -155,7 +156,7 @@ describe('operations per socket and the subscribe rate', () => {
     }
   });
 
-  it('3,000 jobProgress subscribes on made-up ids cost at most the rate allowance in reads (default limits)', async () => {
+  it('3,000 jobProgress subscribes on made-up ids cost at most the rate allowance in reads; the socket is closed once it ignored 100 refusals, and its subject waits (default limits)', async () => {
     const server = await serve({ engine });
     let reads = 0;
     const getJob = engine.getJob.bind(engine);
@@ -168,19 +169,35 @@ describe('operations per socket and the subscribe rate', () => {
       expect(socket.outcome).toBe('ack');
       const started = Date.now();
       const query = 'subscription ($id: ID!) { jobProgress(jobId: $id) { sequence status } }';
-      for (let i = 0; i < 3_000; i++) socket.send({ id: `s${i}`, type: 'subscribe', payload: { query, variables: { id: randomUUID() } } });
-      await waitUntil(() => firstAnswers(socket.messages).size === 3_000, 30_000, '3,000 answers');
+      let closedBy: { code: number; reason: string } | null = null;
+      void socket.closed.then((c) => (closedBy = c));
+      // In batches of 100, each answered (or the socket closed) before the next.
+      const batch = 100;
+      for (let sent = 0; sent < 3_000 && !closedBy; sent += batch) {
+        for (let i = sent; i < sent + batch; i++) socket.send({ id: `s${i}`, type: 'subscribe', payload: { query, variables: { id: randomUUID() } } });
+        await waitUntil(() => closedBy !== null || firstAnswers(socket.messages).size === sent + batch, 30_000, `answers to subscribes ${sent}…${sent + batch - 1}`);
+      }
+      expect(closedBy).toMatchObject({ code: POLICY_VIOLATION, reason: expect.stringMatching(/more than 100 subscribes refused/) });
       const elapsedSeconds = (Date.now() - started) / 1000;
       const codes = [...firstAnswers(socket.messages).values()].map((a) => a.code);
       const notFound = codes.filter((c) => c === 'NOT_FOUND').length;
       const limited = codes.filter((c) => c === 'RATE_LIMITED').length;
-      expect(notFound + limited).toBe(3_000);
-      expect(reads).toBe(notFound);
+      expect(notFound + limited).toBe(codes.length);
+      // Answered until the flood had ignored REFUSALS_BEFORE_CLOSE refusals (and the rest of that batch); no more.
+      expect(limited).toBeGreaterThanOrEqual(REFUSALS_BEFORE_CLOSE);
+      expect(limited).toBeLessThanOrEqual(REFUSALS_BEFORE_CLOSE + batch);
+      // Reads of admitted subscribes whose NOT_FOUND the close overtook are counted too.
+      expect(reads).toBeGreaterThanOrEqual(notFound);
       // Within the subject's allowance: the burst plus the steady rate over the windows the flood spanned.
       const { subscribeBurst, subscribePerSecond } = DEFAULT_LIMITS.socket;
       expect(reads).toBeLessThanOrEqual(subscribeBurst + subscribePerSecond * (Math.ceil(elapsedSeconds) + 1));
       expect(reads).toBeGreaterThan(0);
-      socket.socket.close();
+      // The flooding subject's next socket is closed at connection_init, asked to wait; another subject's is not.
+      const again = await initialised(server.wsUrl, server.tokens.viewer);
+      expect(again.outcome).toMatchObject({ code: 1013, reason: expect.stringMatching(/kept subscribing after being refused; wait \d+ s/) });
+      const other = await initialised(server.wsUrl, server.tokens.otherViewer);
+      expect(other.outcome).toBe('ack');
+      other.socket.close();
     } finally {
       engine.getJob = getJob;
     }

@@ -4,7 +4,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { getOperationAST, NoSchemaIntrospectionCustomRule, OperationTypeNode, type ExecutionArgs, type GraphQLError } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -14,16 +14,19 @@ import type { JobEngine } from '../../engine/engine';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
+import { declaredBodyLimit } from '../declared-body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
+import { DocumentCache } from './document-cache';
+import { documentCheck } from './document-check';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
+import { httpDocumentCheck } from './http-document-check';
 import { JobEventHub } from './job-event-hub';
 import { JobResync } from './job-resync';
 import { operationCost, parseOptions, shapeRules } from './limits';
-import { shapeCheck } from './shape-check';
 import { SocketLimits } from './socket-limits';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -77,24 +80,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     const shapes = shapeRules(settings);
     const extraRules = settings.introspection ? [] : [NoSchemaIntrospectionCustomRule];
 
-    // Parsed and validated socket documents, shared by every subscriber that sends the
-    // same text (thousands of clients watching progress send one query).
-    const documents = new DocumentCache((query) => {
-      let document: DocumentNode;
-      try {
-        document = parse(query, parseOptions(settings));
-      } catch (error) {
-        return [apiError(ErrorCode.GRAPHQL_PARSE_FAILED, error instanceof Error ? error.message : 'Syntax error')];
-      }
-      const shapeErrors = validate(schema, document, shapes);
-      const errors = shapeErrors.length > 0 ? shapeErrors : validate(schema, document, [...specifiedRules, ...extraRules]);
-      if (errors.length > 0) {
-        return errors.map((e) =>
-          e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED } }),
-        );
-      }
-      return document;
-    });
+    // One parse and validation per document text, on both paths; repeated ones are kept.
+    const checkDocument = documentCheck({ schema, parseOptions: parseOptions(settings), shapeRules: shapes, extraRules });
 
     // --- graphql-ws on the same server and path ---------------------------------
     const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: settings.maxWsPayloadBytes, verifyClient: socketLimits.verifyClient });
@@ -134,16 +121,17 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
         onSubscribe: async (ctx, id, payload) => {
           const viewer = ctx.extra.viewer;
           if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
-          const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length);
+          const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length, ctx.extra.socket);
           if (refused) return [refused];
           if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
-          const checked = documents.get(payload.query);
-          if (checked instanceof Array) return checked;
+          let cost = 0;
+          const checked = checkDocument(payload.query, (document) => {
+            const priced = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
+            cost = priced.cost;
+            return priced.error ?? socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
+          });
+          if (Array.isArray(checked)) return checked;
           const document = checked;
-          const { cost, error: tooComplex } = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
-          if (tooComplex) return [tooComplex];
-          const tooCostlyPerEvent = socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
-          if (tooCostlyPerEvent) return [tooCostlyPerEvent];
           const overDashboards = socketLimits.claimDashboard(ctx.extra.socket, id, viewer, document, payload.operationName);
           if (overDashboards) return [overDashboards];
           const contextValue = createContext(deps, viewer, ctx.extra.locale);
@@ -197,6 +185,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       csrfPrevention: true,
       includeStacktraceInErrorResponses: !settings.production,
       parseOptions: parseOptions(settings),
+      // Only documents the check above accepted get here; keep few, cheaply.
+      documentStore: new DocumentCache(),
       formatError,
       plugins: [
         ApolloServerPluginDrainHttpServer({ httpServer: server }),
@@ -220,9 +210,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
+      declaredBodyLimit(settings.maxBodyBytes),
       httpRateLimit({ settings: limits.http, authenticator: auth.authenticator }),
       express.json({ limit: settings.maxBodyBytes }),
-      shapeCheck({ schema, rules: shapes, parseOptions: parseOptions(settings), formatError }),
+      httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
       expressMiddleware(apollo, {
         context: async ({ req }) => {
           const locale = localeFromAcceptLanguage(req.headers['accept-language']);
@@ -260,38 +251,6 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       hub.close();
     };
   };
-}
-
-/**
- * A small LRU of query text → parsed, validated document. Only accepted documents of at
- * most `maxQueryLength` characters are kept: a refused one holds its errors' AST nodes
- * (tens of times its text), and every hostile document is new, so caching those bought
- * nothing and held hundreds of MB; checking one again is bounded by the parser's token
- * limit. What this holds is bounded by `limit` × `maxQueryLength` × the AST's overhead.
- */
-class DocumentCache {
-  private readonly entries = new Map<string, DocumentNode>();
-
-  constructor(
-    private readonly check: (query: string) => DocumentNode | GraphQLError[],
-    private readonly limit = 200,
-    private readonly maxQueryLength = 4_096,
-  ) {}
-
-  get(query: string): DocumentNode | GraphQLError[] {
-    const hit = this.entries.get(query);
-    if (hit !== undefined) {
-      this.entries.delete(query);
-      this.entries.set(query, hit);
-      return hit;
-    }
-    const value = this.check(query);
-    if (!(value instanceof Array) && query.length <= this.maxQueryLength) {
-      this.entries.set(query, value);
-      if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
-    }
-    return value;
-  }
 }
 
 /** Malformed or oversized JSON bodies answer in GraphQL's error shape. */

@@ -6,7 +6,7 @@ import type { VerifyClientCallbackAsync, WebSocketServer } from 'ws';
 import type { Config } from '../../config';
 import type { Viewer } from '../auth/viewer';
 import { requestAddressKey } from '../client-address';
-import { KeyedRateLimiter } from '../rate-limiter';
+import { BURST_WINDOW_SECONDS, KeyedRateLimiter } from '../rate-limiter';
 import { apiError, ErrorCode } from './errors';
 import { complexityError } from './limits';
 
@@ -16,6 +16,17 @@ export type SocketLimitSettings = Config['limits']['socket'];
 export const TRY_AGAIN_LATER = 1013;
 /** How long a refused upgrade asks the client to wait. */
 const FULL_RETRY_AFTER_SECONDS = 10;
+/**
+ * RATE_LIMITED answers one socket may get within BURST_WINDOW_SECONDS; the next closes
+ * it (1008 Policy Violation, which graphql-ws clients do not retry). A client told to
+ * wait (`retryAfterSeconds`) waits; one that sends a hundred more meanwhile is flooding,
+ * and answering each of its messages is the work the flood is for.
+ */
+export const REFUSALS_BEFORE_CLOSE = 100;
+/** WebSocket's Policy Violation. */
+export const POLICY_VIOLATION = 1008;
+/** How long a subject whose socket was closed for flooding is refused new sockets. */
+export const FLOOD_PENALTY_SECONDS = BURST_WINDOW_SECONDS;
 /** setTimeout's longest delay (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -28,6 +39,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *   retries 4403, with fresh connection params if it computes them; 4401 would end it);
  * - operations open per socket, and subscribe messages per subject (a rate with a burst
  *   allowance): beyond either the operation gets RATE_LIMITED, before any parse or read;
+ *   a socket that keeps sending after REFUSALS_BEFORE_CLOSE of those is closed (1008),
+ *   and its subject's new sockets are closed at connection_init (1013) for
+ *   FLOOD_PENALTY_SECONDS: a flood costs a refused socket, not an answer per message;
  * - the cost of a subscription's selection, paid again on every event, within a
  *   per-event budget (QUERY_TOO_COMPLEX);
  * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED).
@@ -39,6 +53,10 @@ export class SocketLimits {
   /** Per socket, its open dashboards: operation id to subject. */
   private readonly dashboardsBySocket = new WeakMap<WebSocket, Map<string, string>>();
   private readonly subscribes: KeyedRateLimiter;
+  /** RATE_LIMITED answers per socket in the current window. */
+  private readonly refusals = new WeakMap<WebSocket, { count: number; sinceMs: number }>();
+  /** Subjects refused new sockets, until when (ms). */
+  private readonly penalised = new Map<string, number>();
 
   constructor(readonly settings: SocketLimitSettings) {
     this.subscribes = new KeyedRateLimiter(settings.subscribePerSecond, settings.subscribeBurst);
@@ -69,6 +87,14 @@ export class SocketLimits {
   admit(socket: WebSocket, viewer: Viewer): { code: number; reason: string } | null {
     // Closed while its token was being verified: its 'close' has fired already, so it must not be counted.
     if (socket.readyState !== socket.OPEN) return { code: 1001, reason: 'Going Away' };
+    const penaltyEndsMs = this.penalised.get(viewer.subject);
+    if (penaltyEndsMs !== undefined) {
+      const waitSeconds = Math.ceil((penaltyEndsMs - Date.now()) / 1000);
+      if (waitSeconds > 0) {
+        return { code: TRY_AGAIN_LATER, reason: `Try Again Later: a socket of this token kept subscribing after being refused; wait ${waitSeconds} s` };
+      }
+      this.penalised.delete(viewer.subject);
+    }
     const open = this.bySubject.get(viewer.subject) ?? 0;
     if (open >= this.settings.maxConnectionsPerSubject) {
       return { code: TRY_AGAIN_LATER, reason: `Try Again Later: this token's subject has ${open} sockets open, the most allowed` };
@@ -97,15 +123,17 @@ export class SocketLimits {
    * Before a subscribe message is parsed: within the socket's open operations (counting
    * this one) and the subject's subscribe rate? Null if so, else the error to send.
    */
-  async admitOperation(viewer: Viewer, openOperations: number): Promise<GraphQLError | null> {
+  async admitOperation(viewer: Viewer, openOperations: number, socket: WebSocket): Promise<GraphQLError | null> {
     const max = this.settings.maxSubscriptionsPerSocket;
     if (openOperations > max) {
+      this.refused(socket, viewer);
       return apiError(ErrorCode.RATE_LIMITED, `This socket has ${max} operations open, the most allowed: complete one, or open another socket`, {
         limit: max,
       });
     }
     const waitSeconds = await this.subscribes.take(viewer.subject);
     if (waitSeconds === null) return null;
+    this.refused(socket, viewer);
     return apiError(
       ErrorCode.RATE_LIMITED,
       `Too many subscribe messages for this token: ${this.subscribes.describe('subscribes')}; try again in ${waitSeconds} s`,
@@ -181,6 +209,19 @@ export class SocketLimits {
     if (subject === undefined) return;
     claims!.delete(id);
     this.count(this.dashboards, subject, -1);
+  }
+
+  /** Counts a RATE_LIMITED answer to `socket`; past REFUSALS_BEFORE_CLOSE in a window, closes it and penalises its subject. */
+  private refused(socket: WebSocket, viewer: Viewer): void {
+    const now = Date.now();
+    let record = this.refusals.get(socket);
+    if (!record || now - record.sinceMs > BURST_WINDOW_SECONDS * 1000) this.refusals.set(socket, (record = { count: 0, sinceMs: now }));
+    if (++record.count !== REFUSALS_BEFORE_CLOSE + 1) return;
+    this.penalised.set(viewer.subject, now + FLOOD_PENALTY_SECONDS * 1000);
+    // After the answers decided in this turn are written (a close first would drop them).
+    setImmediate(() =>
+      socket.close(POLICY_VIOLATION, `Policy Violation: more than ${REFUSALS_BEFORE_CLOSE} subscribes refused in ${BURST_WINDOW_SECONDS} s; honour retryAfterSeconds`),
+    );
   }
 
   private count(map: Map<string, number>, key: string, delta: number): void {

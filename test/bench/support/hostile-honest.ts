@@ -209,7 +209,7 @@ function startQueries(): void {
         continue;
       }
       inFlight++;
-      void postGraphQL(url, bodies[sent++ % bodies.length]!, { token: settings.token, localAddress: settings.localAddress, timeoutMs: settings.timeoutMs, agent }).then((outcome) => {
+      void postGraphQL(url, bodies[sent++ % bodies.length]!, { token: settings.token, localAddress: settings.localAddress, timeoutMs: settings.timeoutMs, agent, retryResetReusedConnection: true }).then((outcome) => {
         inFlight--;
         // The latency of a query counts in the phase it was sent in, whatever became of it.
         record.queryMs.push(outcome.ms);

@@ -37,6 +37,12 @@ export interface PostOptions {
   localAddress: string;
   timeoutMs: number;
   agent?: http.Agent;
+  /**
+   * Send again, once, a request whose reused keep-alive connection was reset: the server
+   * closed it as idle while the request was on its way (a race every keep-alive client
+   * meets; Node's documentation advises this retry, and browsers make it).
+   */
+  retryResetReusedConnection?: boolean;
 }
 
 /**
@@ -55,39 +61,53 @@ export function postGraphQL(url: string, body: string | Buffer, options: PostOpt
     };
     const payload = typeof body === 'string' ? Buffer.from(body) : body;
     const authorization = options.authorization ?? (options.token ? `Bearer ${options.token}` : undefined);
-    const request = http.request(url, {
-      method: 'POST',
-      agent: options.agent,
-      localAddress: options.localAddress,
-      headers: {
-        'content-type': 'application/json',
-        'content-length': payload.length,
-        ...(authorization ? { authorization } : {}),
-      },
-    });
+    let retried = false;
+    let request: http.ClientRequest;
+    const send = () => {
+      request = http.request(url, {
+        method: 'POST',
+        agent: options.agent,
+        localAddress: options.localAddress,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': payload.length,
+          ...(authorization ? { authorization } : {}),
+        },
+      });
+      request.on('response', (response) => {
+        let head = '';
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (head.length < 65_536) head += chunk.toString('utf8', 0, Math.min(chunk.length, 65_536 - head.length));
+        });
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          const code = firstCode(head);
+          // An internal error is the server's fault whatever the status it came with.
+          if (status >= 500 || code === 'INTERNAL_SERVER_ERROR') finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'server-error', status, bytes, firstMessage(head));
+          else if (status === 200 && !/^\s*\{\s*"errors"/.test(head)) finish('HTTP 200 answered', 'accepted', status, bytes, `${bytes} bytes`);
+          else finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'refused', status, bytes, firstMessage(head));
+        });
+        response.on('error', (error) => finish(`connection error ${(error as NodeJS.ErrnoException).code ?? error.message}`, 'failed', 0, 0));
+      });
+      request.on('error', (error) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (options.retryResetReusedConnection && !retried && !settled && request.reusedSocket && code === 'ECONNRESET') {
+          retried = true;
+          send();
+          return;
+        }
+        finish(`connection error ${code ?? error.message}`, 'failed', 0, 0);
+      });
+      request.end(payload);
+    };
+    // One bound for the request and its retry, from the first send.
     const timer = setTimeout(() => {
       request.destroy();
       finish('timeout', 'failed', 0, 0);
     }, options.timeoutMs);
-    request.on('response', (response) => {
-      let head = '';
-      let bytes = 0;
-      response.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (head.length < 65_536) head += chunk.toString('utf8', 0, Math.min(chunk.length, 65_536 - head.length));
-      });
-      response.on('end', () => {
-        const status = response.statusCode ?? 0;
-        const code = firstCode(head);
-        // An internal error is the server's fault whatever the status it came with.
-        if (status >= 500 || code === 'INTERNAL_SERVER_ERROR') finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'server-error', status, bytes, firstMessage(head));
-        else if (status === 200 && !/^\s*\{\s*"errors"/.test(head)) finish('HTTP 200 answered', 'accepted', status, bytes, `${bytes} bytes`);
-        else finish(`HTTP ${status}${code ? ` ${code}` : ''}`, 'refused', status, bytes, firstMessage(head));
-      });
-      response.on('error', (error) => finish(`connection error ${(error as NodeJS.ErrnoException).code ?? error.message}`, 'failed', 0, 0));
-    });
-    request.on('error', (error) => finish(`connection error ${(error as NodeJS.ErrnoException).code ?? error.message}`, 'failed', 0, 0));
-    request.end(payload);
+    send();
   });
 }
 
