@@ -75,6 +75,23 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** The pids whose parent is `parent`, read from /proc. */
+function childPids(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid …": comm may hold spaces, so read after its closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent) pids.push(Number(entry));
+    } catch {
+      // exited while listing
+    }
+  }
+  return pids;
+}
+
 /**
  * Stops and removes private servers left behind by test processes that died without
  * destroying them. Servers whose owner process still runs are left alone. Returns how
@@ -196,15 +213,25 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   };
   const kill = async () => {
     const proc = child();
+    // The postmaster's children (backends, checkpointer…) keep its shared memory attached
+    // until they exit, and a new postmaster refuses to start beside them ("pre-existing
+    // shared memory block is still in use"): they die with it, as in a machine crash.
+    const children = proc?.pid ? childPids(proc.pid) : [];
     if (proc && !exited(proc)) {
       const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
       proc.kill('SIGKILL');
       await gone;
     }
+    for (const pid of children) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     forget();
-    // Backends notice the postmaster's death and exit; wait until the port is free.
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && !(await portFree(port))) await new Promise((r) => setTimeout(r, 100));
+    while (Date.now() < deadline && (children.some(processAlive) || !(await portFree(port)))) await new Promise((r) => setTimeout(r, 100));
   };
   const destroy = async () => {
     if (destroyed) return;
