@@ -119,12 +119,9 @@ export class JobHeartbeat implements ProgressReporter {
         outboxId: this.deps.outboxId,
         token: this.deps.token,
         leaseSeconds: this.deps.leaseSeconds,
-        currentStep: pending.step?.text ?? null,
-        currentStepCode: pending.step?.code ?? null,
+        currentStep: pending.step,
         progress: pending.progress,
-        message: pending.message?.text ?? null,
-        messageCode: pending.message?.code ?? null,
-        messageParams: pending.message?.params ?? null,
+        message: pending.message,
       });
       if (this.stopped) return;
       if (!row) {

@@ -320,14 +320,7 @@ export class Runner {
                   }
                   const value = await work(txEm);
                   await txEm.flush();
-                  completedRow = await completeJob(sql, {
-                    outboxId: message.outboxId,
-                    token,
-                    result: value,
-                    message: null,
-                    currentStep: unwritten.step?.text ?? null,
-                    currentStepCode: unwritten.step?.code ?? null,
-                  });
+                  completedRow = await completeJob(sql, { outboxId: message.outboxId, token, result: value, message: null, currentStep: unwritten.step });
                   if (!completedRow) throw new LeaseLostError();
                   return value;
                 }).finally(() => (inTransaction = false));
@@ -358,8 +351,7 @@ export class Runner {
         token,
         result,
         message: null,
-        currentStep: unwritten.step?.text ?? null,
-        currentStepCode: unwritten.step?.code ?? null,
+        currentStep: unwritten.step,
       };
       // On the job's last attempt, a success must outlive this process once its delivery
       // is acknowledged: the attempt is spared first (see spare-attempt.ts). Should that

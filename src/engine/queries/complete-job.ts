@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql';
+import { asJobText, type JobText } from '../types';
 import { jobColumnsOf, type JobRow } from './job-row';
 
 export interface CompleteArgs {
@@ -6,8 +7,8 @@ export interface CompleteArgs {
   token: string;
   result: unknown;
   message: string | null;
-  currentStep?: string | null;
-  currentStepCode?: string | null;
+  /** The step not yet written by a heartbeat (sentence and code); null or absent keeps the last one. */
+  currentStep?: string | JobText | null;
   /** The attempt was spared before the delivery was acknowledged (spare-attempt.ts): count it again. */
   restoreAttempt?: boolean;
 }
@@ -23,6 +24,7 @@ export interface CompleteArgs {
  */
 export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[]): Promise<Array<JobRow & { completed_outbox_id: string }>> {
   if (completions.length === 0) return [];
+  const steps = completions.map((c) => (c.currentStep == null ? null : asJobText(c.currentStep)));
   return sql<JobRow & { completed_outbox_id: string }>(
     `WITH req AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])
@@ -48,9 +50,9 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
       completions.map((c) => c.token),
       completions.map((c) => JSON.stringify(c.result ?? null)),
       completions.map((c) => c.message),
-      completions.map((c) => c.currentStep ?? null),
+      steps.map((step) => step?.text ?? null),
       completions.map((c) => c.restoreAttempt === true),
-      completions.map((c) => c.currentStepCode ?? null),
+      steps.map((step) => step?.code ?? null),
     ],
   );
 }

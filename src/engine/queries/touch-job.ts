@@ -1,18 +1,16 @@
 import type { Sql } from '../db/sql';
+import { asJobText, type JobText } from '../types';
 import { jobColumnsOf, type JobRow } from './job-row';
 
 export interface TouchArgs {
   outboxId: string;
   token: string;
   leaseSeconds: number;
-  currentStep: string | null;
-  /** The step's code; written (null too) only with a step. */
-  currentStepCode?: string | null;
+  /** The step's sentence and code; null leaves both as they are. */
+  currentStep: string | JobText | null;
   progress: number | null;
-  message: string | null;
-  /** The message's code and parameters; written (null too) only with a message. */
-  messageCode?: string | null;
-  messageParams?: Readonly<Record<string, unknown>> | null;
+  /** The message's sentence, code and parameters; null leaves all three as they are. */
+  message: string | JobText | null;
 }
 
 /**
@@ -24,6 +22,8 @@ export interface TouchArgs {
  * replace the old ones only when the sentence does.
  */
 export async function touchJob(sql: Sql, args: TouchArgs): Promise<JobRow | undefined> {
+  const step = args.currentStep === null ? null : asJobText(args.currentStep);
+  const message = args.message === null ? null : asJobText(args.message);
   const rows = await sql<JobRow>(
     `WITH hb AS (
        UPDATE job_outbox SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
@@ -43,12 +43,12 @@ export async function touchJob(sql: Sql, args: TouchArgs): Promise<JobRow | unde
       args.outboxId,
       args.token,
       args.leaseSeconds,
-      args.currentStep,
+      step?.text ?? null,
       args.progress,
-      args.message,
-      args.currentStepCode ?? null,
-      args.messageCode ?? null,
-      args.messageParams ? JSON.stringify(args.messageParams) : null,
+      message?.text ?? null,
+      step?.code ?? null,
+      message?.code ?? null,
+      message?.params ? JSON.stringify(message.params) : null,
     ],
   );
   return rows[0];
