@@ -17,6 +17,11 @@ export class CostMeter {
     this.spent = 0;
   }
 
+  /** Whether `allow` has set this operation's budget (the HTTP document check prices before Apollo). */
+  get limited(): boolean {
+    return this.budget !== Number.POSITIVE_INFINITY;
+  }
+
   /** A new execution of the same operation (a subscription's next event) starts a fresh budget. */
   reset(): void {
     this.spent = 0;

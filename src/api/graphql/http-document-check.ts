@@ -9,7 +9,8 @@ import { operationCost } from './limits';
  * operation, answering 400 with the errors of a document refused by any of them. Apollo
  * would parse, validate and price it again, and keep every document that validates in
  * its store; hostile clients send refused documents, each new, so refusing them here
- * costs one parse and no more. Apollo runs accepted ones as usual.
+ * costs one parse and no more. Apollo runs accepted ones as usual; the price of an
+ * accepted operation is left in `res.locals.operationCost`, so it is not computed twice.
  */
 export function httpDocumentCheck(options: {
   check: DocumentCheck;
@@ -29,7 +30,11 @@ export function httpDocumentCheck(options: {
     const checked = options.check(
       query,
       priceable
-        ? (document) => operationCost(options.schema, document, operationName as string | null | undefined, variables as Record<string, unknown> | null | undefined, options.maxComplexity).error
+        ? (document) => {
+            const priced = operationCost(options.schema, document, operationName as string | null | undefined, variables as Record<string, unknown> | null | undefined, options.maxComplexity);
+            res.locals.operationCost = priced.cost;
+            return priced.error;
+          }
         : undefined,
     );
     if (!Array.isArray(checked)) return next();

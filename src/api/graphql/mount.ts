@@ -172,6 +172,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
                 http: { status: 400 },
               });
             }
+            // Priced already by the document check in front (see the context below).
+            if (contextValue.cost.limited) return;
             const { cost, error } = operationCost(operationSchema, document, request.operationName, request.variables, settings.maxComplexity);
             if (error) throw error;
             contextValue.cost.allow(settings.maxComplexity - cost);
@@ -215,14 +217,20 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       express.json({ limit: settings.maxBodyBytes }),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
       expressMiddleware(apollo, {
-        context: async ({ req }) => {
+        context: async ({ req, res }) => {
           const locale = localeFromAcceptLanguage(req.headers['accept-language']);
+          // The operation's price from the document check: its run-time budget is what is left.
+          const priced = (context: GraphQLContext) => {
+            const cost: unknown = res.locals.operationCost;
+            if (typeof cost === 'number') context.cost.allow(settings.maxComplexity - cost);
+            return context;
+          };
           const header = req.headers.authorization;
-          if (header === undefined || header.trim() === '') return createContext(deps, null, locale);
+          if (header === undefined || header.trim() === '') return priced(createContext(deps, null, locale));
           const token = Authenticator.tokenFrom(header);
           if (!token) throw apiError(ErrorCode.UNAUTHENTICATED, 'The Authorization header must be "Bearer <token>"');
           try {
-            return createContext(deps, await auth.authenticator.verify(token), locale);
+            return priced(createContext(deps, await auth.authenticator.verify(token), locale));
           } catch (error) {
             if (error instanceof AuthError) {
               const e = apiError(error.code === 'FORBIDDEN' ? ErrorCode.FORBIDDEN : ErrorCode.UNAUTHENTICATED, error.message);
