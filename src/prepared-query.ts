@@ -6,7 +6,7 @@
  * PostgreSQL must parse and plan on every call.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { emSql } from './engine/db/sql';
+import { emSql, statementName } from './engine/db/sql';
 
 interface PgClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
@@ -18,16 +18,16 @@ interface KnexClient {
 }
 
 /**
- * Runs `text` (with `$n` placeholders) as the prepared statement `name`. Inside a
- * transaction of `em` it runs there instead (unprepared), so it sees what that
- * transaction wrote. A name must always go with the same text.
+ * Runs `text` (with `$n` placeholders) as a prepared statement, named by its text as the
+ * engine's are (`statementName`). Inside a transaction of `em` it runs there instead
+ * (unprepared), so it sees what that transaction wrote.
  */
-export async function preparedQuery<Row>(em: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
+export async function preparedQuery<Row>(em: EntityManager, text: string, values: unknown[]): Promise<Row[]> {
   if (em.isInTransaction()) return emSql(em)<Row>(text, values);
   const client = em.getConnection().getKnex().client as unknown as KnexClient;
   const pg = await client.acquireConnection();
   try {
-    return (await pg.query({ name, text, values })).rows as Row[];
+    return (await pg.query({ name: statementName(text), text, values })).rows as Row[];
   } finally {
     await client.releaseConnection(pg);
   }

@@ -45,7 +45,7 @@ SELECT s.code, s.format, s.capacitated, s.passing_score,
  * and the reason). Reads one row, whatever the session's size.
  */
 export async function checkMakeupStart(em: EntityManager, sessionId: string): Promise<void> {
-  const [row] = await preparedQuery<StartCheckRow>(em, 'jiaowu_makeup_start_check', START_CHECK_SQL, [sessionId]);
+  const [row] = await preparedQuery<StartCheckRow>(em, START_CHECK_SQL, [sessionId]);
   if (!row) throw notFound(`No make-up exam session with id ${sessionId}`, { sessionId });
   const refuse = (why: string) => badInput(`sessionId: ${why}`, { field: 'sessionId' });
   const term = row.format === MakeupExamSessionFormat.TERM;

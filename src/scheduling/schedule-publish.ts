@@ -72,7 +72,6 @@ export async function publishSchedulePlan(
   const input = validateSchedulePublishInput({ planId });
   const [plan] = await preparedQuery<{ name: string; status: SchedulePlanStatus; term_id: string }>(
     deps.em,
-    'jiaowu_schedule_publish_start',
     'SELECT name, status, term_id FROM schedule_plans WHERE id = $1',
     [input.planId],
   );

@@ -86,7 +86,7 @@ const infeasible = (termCode: string, why: string) => badInput(`planId: term ${t
  * the reason); otherwise returns the plan's term. Reads one row, whatever the term's size.
  */
 export async function checkScheduleStart(em: EntityManager, planId: string): Promise<ScheduleStartTarget> {
-  const [row] = await preparedQuery<StartCheckRow>(em, 'jiaowu_schedule_start_check', START_CHECK_SQL, [planId]);
+  const [row] = await preparedQuery<StartCheckRow>(em, START_CHECK_SQL, [planId]);
   if (!row) throw notFound(`No schedule plan with id ${planId}`, { planId });
   if (row.status !== SchedulePlanStatus.DRAFT) {
     throw badInput(`planId: plan "${row.name}" is ${row.status}; only a DRAFT can be scheduled (copy it to make a new draft)`, {

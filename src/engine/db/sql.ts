@@ -14,7 +14,7 @@ export type Sql = <Row = Record<string, unknown>>(text: string, params?: readonl
  * executing. (Needs session-level pooling if a pooler sits in front, as LISTEN does.)
  */
 const statementNames = new Map<string, string>();
-function statementName(text: string): string {
+export function statementName(text: string): string {
   let name = statementNames.get(text);
   if (!name) {
     name = `jiaowu_${statementNames.size + 1}`;
