@@ -16,7 +16,6 @@
  * test-output/profiles/ and prints where its time went.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +31,7 @@ import { loadDemoData } from '../../src/scheduling/demo-data';
 import { buildEngine } from '../support/engine-harness';
 import { createTestDatabase, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
 import { Child, cpuTimes } from './support/bench-child';
+import { benchServiceEnv, newBenchJwt } from './support/bench-service-env';
 import { formatProfileSummary, summariseCpuProfile } from './support/cpu-profile-summary';
 import { percentile, runHttpLoad, type LoadResult } from './support/http-load';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
@@ -161,8 +161,7 @@ async function main(): Promise<void> {
     log(`database ${testDb.name}: demo term ${term.code} (${counts.rows[0].courses} courses, ${counts.rows[0].rooms} rooms), ${plans.length} DRAFT plans`);
 
     // --- the API process -------------------------------------------------------------
-    const secret = randomBytes(48).toString('base64url');
-    const jwt = { secret, issuer: 'jiaowu-bench', audience: 'jiaowu-api' };
+    const jwt = newBenchJwt();
     if (PROFILE) fs.mkdirSync(profileDir, { recursive: true });
     api = new Child<ToApi, FromApi>(
       'API process',
@@ -170,18 +169,7 @@ async function main(): Promise<void> {
       ['--expose-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...API_NODE_ARGS],
       {
         ROLE: 'api',
-        NODE_ENV: 'production',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: testDb.url,
-        RABBITMQ_URL: rabbitUrl(),
-        RABBITMQ_PREFIX: prefix,
-        JWT_SECRET: secret,
-        JWT_ISSUER: jwt.issuer,
-        JWT_AUDIENCE: jwt.audience,
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-        LOAD_DEMO_DATA: 'false',
+        ...benchServiceEnv({ databaseUrl: testDb.url, prefix, jwt, logLevel: 'info' }),
         DB_POOL_SIZE: '20',
         // The per-token allowance is for people; the bench's clients are machines.
         RATE_LIMIT_PER_SUBJECT: '100000',

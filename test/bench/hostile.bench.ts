@@ -25,7 +25,6 @@
  * the bench itself could not measure.
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -43,6 +42,7 @@ import { ScheduleAssignment } from '../../src/scheduling/entities';
 import { createTestDatabase, deleteEngineTopology, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
 import { TEST_KINDS_ENV } from '../support/test-kinds';
 import { Child, cpuTimes } from './support/bench-child';
+import { benchServiceEnv, newBenchJwt } from './support/bench-service-env';
 import { ATTACKS } from './support/hostile-attacks';
 import type { AttackReport, FromAttacker, FromHonest, HonestPhase, ToAttacker, ToHonest } from './support/hostile-protocol';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
@@ -227,21 +227,9 @@ async function main(): Promise<void> {
     log(`database ${testDb.name}: a term of ${COURSES} courses, ${size.teachers} teachers, ${size.rooms} rooms; its draft plan has ${placed} lectures placed`);
 
     // --- the API and worker processes ---------------------------------------------------
-    const secret = randomBytes(48).toString('base64url');
-    const jwt = { secret, issuer: 'jiaowu-bench', audience: 'jiaowu-api' };
+    const jwt = newBenchJwt();
     const common = {
-      NODE_ENV: 'production',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: testDb.url,
-      RABBITMQ_URL: rabbitUrl(),
-      RABBITMQ_PREFIX: prefix,
-      JWT_SECRET: secret,
-      JWT_ISSUER: jwt.issuer,
-      JWT_AUDIENCE: jwt.audience,
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      LOAD_DEMO_DATA: 'false',
+      ...benchServiceEnv({ databaseUrl: testDb.url, prefix, jwt, logLevel: 'warn' }),
       SHUTDOWN_GRACE_SECONDS: '5',
     };
     worker = new Child<ToApi, FromApi>(

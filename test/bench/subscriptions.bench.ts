@@ -19,7 +19,7 @@
  * `--profile` writes a CPU profile of the API process to test-output/profiles/.
  */
 import 'reflect-metadata';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +35,7 @@ import { JobEventReason, JobStatus, type JobEvent, type JobId, type JobSnapshot 
 import { ALL_JOB_KINDS, JobKind } from '../../src/job-kinds';
 import { createTestDatabase, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
 import { Child, cpuTimes } from './support/bench-child';
+import { benchServiceEnv, newBenchJwt } from './support/bench-service-env';
 import type { FromApi, FromLoad, LoadClient, LoadReport, ToApi, ToLoad } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -153,8 +154,7 @@ async function main(): Promise<void> {
     log(`database ${testDb.name}: ${total} jobs`);
 
     // --- the API process ------------------------------------------------------------
-    const secret = randomBytes(48).toString('base64url');
-    const jwt = { secret, issuer: 'jiaowu-bench', audience: 'jiaowu-api' };
+    const jwt = newBenchJwt();
     const profileDir = path.join(ROOT, 'test-output', 'profiles');
     if (PROFILE) fs.mkdirSync(profileDir, { recursive: true });
     api = new Child<ToApi, FromApi>(
@@ -163,18 +163,7 @@ async function main(): Promise<void> {
       ['--expose-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...API_NODE_ARGS],
       {
         ROLE: 'api',
-        NODE_ENV: 'production',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: testDb.url,
-        RABBITMQ_URL: rabbitUrl(),
-        RABBITMQ_PREFIX: prefix,
-        JWT_SECRET: secret,
-        JWT_ISSUER: jwt.issuer,
-        JWT_AUDIENCE: jwt.audience,
-        LOG_LEVEL: 'warn',
-        LOG_FORMAT: 'json',
-        LOAD_DEMO_DATA: 'false',
+        ...benchServiceEnv({ databaseUrl: testDb.url, prefix, jwt, logLevel: 'warn' }),
         DB_POOL_SIZE: '20',
         // Every simulated client connects from this machine: one address holds them all.
         WS_MAX_CONNECTIONS_PER_ADDRESS: String(CLIENTS + 10),
