@@ -100,11 +100,12 @@ describe('nested academic and scheduling fields are batched', () => {
     }
     // One statement per list field (terms, teachers, rooms, courses, curricula,
     // unavailability, plans, published plan, assignments: 9) plus at most one per level of
-    // teacher references the lists did not bring along (a course's teacher under curricula
-    // and under assignments: 2; whether they are needed depends on which list answered
-    // first). However many terms, plans, courses or lectures. Without batching: 25 and 61.
-    expect(one.statements).toBeLessThanOrEqual(11);
-    expect(three.statements).toBeLessThanOrEqual(11);
+    // the references the lists did not bring along: courses at levels 3 (curricula,
+    // unavailability) and 4 (assignments), teachers at 3, 4 and 5, rooms at 4 — 6; whether
+    // each is needed depends on which list answered first, so it varies with timing.
+    // However many terms, plans, courses or lectures. Without batching: 25 and 61.
+    expect(one.statements).toBeLessThanOrEqual(15);
+    expect(three.statements).toBeLessThanOrEqual(15);
   });
 
   it("reads each job's plan in one statement for the whole page", async () => {
