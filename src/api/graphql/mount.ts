@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_LIMITS, type Config } from '../../config';
 import type { JobEngine } from '../../engine/engine';
+import { coalesceSocketWrites } from '../../engine/transport/coalesced-writes';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
@@ -86,6 +87,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     // --- graphql-ws on the same server and path ---------------------------------
     const wsServer = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: settings.maxWsPayloadBytes, verifyClient: socketLimits.verifyClient });
     socketLimits.track(wsServer);
+    // One event fans out to many subscriptions of a socket, and each answer is a frame:
+    // what a turn sends to one socket leaves as one write.
+    wsServer.on('connection', (_socket, request) => coalesceSocketWrites(request.socket));
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
     const socketServer = useServer<Record<string, unknown> | undefined, SocketExtra>(
       {

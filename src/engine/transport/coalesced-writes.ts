@@ -4,16 +4,16 @@ import type { ChannelModel } from 'amqplib';
 const COALESCED = Symbol('jiaowu.coalescedWrites');
 
 /**
- * amqplib hands the socket one frame per `write` (each publish, ack, confirm-select…):
- * under load that is one system call per frame, and the profile of a drain showed these
- * writes as the largest cost of a worker. Corking the socket at the first write of a turn
- * of the event loop and uncorking it on the next tick sends everything written in that
- * turn — amqplib's multiplexer writes every channel's frames in one pass — as one
- * `writev`. No frame waits beyond the current turn, and their order is kept.
+ * Corks `socket` at the first write of a turn of the event loop and uncorks it on the
+ * next tick, so that everything written in that turn leaves as one `writev`. Protocol
+ * libraries hand the socket one frame per `write` (amqplib: each publish, ack, confirm;
+ * ws: each graphql-ws message), which under load is one system call per frame — the
+ * largest single cost in the profiles of a drain and of a socket fanning out events.
+ * No frame waits beyond the current turn, and their order is kept. `end()` flushes
+ * whatever is corked, so a closing socket loses nothing. Wrapping twice does nothing.
  */
-export function coalesceWrites(model: ChannelModel): void {
-  const socket = (model as unknown as { connection?: { stream?: unknown } }).connection?.stream;
-  if (!isSocket(socket) || (socket as unknown as Record<symbol, boolean>)[COALESCED]) return;
+export function coalesceSocketWrites(socket: Socket): void {
+  if ((socket as unknown as Record<symbol, boolean>)[COALESCED]) return;
   (socket as unknown as Record<symbol, boolean>)[COALESCED] = true;
   const write = socket.write;
   let corked = false;
@@ -29,6 +29,12 @@ export function coalesceWrites(model: ChannelModel): void {
     }
     return write.apply(this, args);
   } as Socket['write'];
+}
+
+/** The same for the socket under an amqplib connection (every channel's frames share it). */
+export function coalesceWrites(model: ChannelModel): void {
+  const socket = (model as unknown as { connection?: { stream?: unknown } }).connection?.stream;
+  if (isSocket(socket)) coalesceSocketWrites(socket);
 }
 
 function isSocket(value: unknown): value is Socket {
