@@ -14,7 +14,10 @@
  *   ends) and `--query-rate` queries a second (a jobs page, a terms list);
  * - an attacker process (support/hostile-attacker.ts, attacks in support/hostile-attacks.ts,
  *   from 127.0.0.10 on): anonymous clients, viewers and bad tokens sending the worst
- *   operations they can, each lane paced to `--attack-rate` operations a second.
+ *   operations they can, each lane paced to `--attack-rate` operations a second. It runs
+ *   at nice 19: attackers are on machines of their own, so their CPU must not be taken
+ *   from the service's two cores; they still get every idle moment, and the table's
+ *   `sent` column shows whether each lane kept its pace.
  *
  * Phases: warm-up, a baseline of `--seconds` with only the honest client, then as long
  * under attack. Prints the honest client's query latency, event delay and subscribe
@@ -97,6 +100,8 @@ const BOMB_FRAGMENTS = positive('bomb-fragments', DEFAULTS.bombFragments);
 const FLOOD_SOCKETS = positive('flood-sockets', DEFAULTS.floodSockets);
 const FLOOD_SUBSCRIPTIONS = positive('flood-subscriptions', DEFAULTS.floodSubscriptions);
 const TIMEOUT_MS = positive('timeout-ms', DEFAULTS.timeoutMs);
+/** The attackers' nice value: lowest priority (see the header). */
+const ATTACKER_NICENESS = 19;
 const ATTACK_NAMES = arg('attacks', ATTACKS.map((a) => a.name).join(',')).split(',').filter(Boolean);
 /** Extra environment for the API process, e.g. `--api-env GRAPHQL_MAX_COMPLEXITY=500` (repeatable). */
 const API_ENV = Object.fromEntries(
@@ -321,7 +326,7 @@ async function main(): Promise<void> {
     await sleep(500); // the forced gc's pause must not count in the next phase
 
     // --- under attack -----------------------------------------------------------------------------
-    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log });
+    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS });
     children.push(attacker as never);
     await sleep(300);
     log(`under attack: ${SECONDS} s of ${ATTACK_NAMES.join(', ')}`);
