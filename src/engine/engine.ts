@@ -3,6 +3,7 @@ import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ClientConfig, Pool } from 'pg';
 import type { Logger } from 'pino';
+import { Batcher, BATCHES_IN_FLIGHT } from './db/batcher';
 import { inTransaction, poolSql, type Sql } from './db/sql';
 import { enqueueInEm, enqueueInPool, type EnqueueRequest, type EnqueueResult } from './enqueue';
 import { conflict, isUniqueViolation, notFound } from './errors';
@@ -19,7 +20,9 @@ import { lockLiveOutbox } from './queries/lock-live-outbox';
 import { getJob } from './queries/get-job';
 import { getJobsAhead, type WatchedSequence } from './queries/get-jobs-ahead';
 import { getJobsByIds, listJobs, type ListJobsPage, type ListJobsRequest } from './queries/list-jobs';
-import { toSnapshot } from './queries/job-row';
+import type { InsertJobArgs } from './queries/insert-job';
+import { toSnapshot, type JobRow } from './queries/job-row';
+import { insertJobBatch } from './insert-job-batch';
 import { recoverOnStartup } from './queries/recover-on-startup';
 import { retryJob } from './queries/retry-job';
 import type { KindRegistration, KindRegistry } from './registry';
@@ -82,6 +85,9 @@ export interface EngineOptions {
  * The job engine's one face: enqueue, cancel, retry, read, watch, health; and the
  * lifecycle of its publisher, runner and maintenance in this process.
  */
+/** At most this many enqueues in one statement. */
+export const MAX_ENQUEUE_BATCH = 64;
+
 export class JobEngine {
   readonly metrics: EngineMetrics;
   readonly publisher: OutboxPublisher | null;
@@ -97,10 +103,13 @@ export class JobEngine {
   private stopObservingRunner: (() => void) | undefined;
   /** Reads and the API's writes (cancel, retry): the synchronous pool. */
   private readonly sql: Sql;
+  /** Enqueues outside a caller's transaction: those that meet in time share one statement. */
+  private readonly inserts: Batcher<InsertJobArgs, JobRow>;
 
   constructor(private readonly options: EngineOptions) {
     const { pool, transport, logger, settings } = options;
     this.sql = poolSql(pool);
+    this.inserts = new Batcher(insertJobBatch(this.sql), MAX_ENQUEUE_BATCH, BATCHES_IN_FLIGHT);
     this.metrics = options.metrics ?? new EngineMetrics();
     this.publisher = options.roles.publisher
       ? new OutboxPublisher({
@@ -211,7 +220,7 @@ export class JobEngine {
   /**
    * Enqueue a job. With `em` (inside `em.transactional`), the job is written in the
    * caller's transaction and announced when it commits; without, by one statement that
-   * commits on its own (see `enqueueWith`).
+   * commits on its own (see `enqueueWith`), shared with the enqueues that meet it in time.
    */
   async enqueue(request: EnqueueRequest, em?: EntityManager): Promise<EnqueueResult> {
     if (em && em.isInTransaction()) {
@@ -224,7 +233,7 @@ export class JobEngine {
       }
       return result;
     }
-    const result = await enqueueInPool(this.options.pool, this.options.registry, request);
+    const result = await enqueueInPool(this.options.pool, this.options.registry, request, (args) => this.inserts.submit(args));
     if (result.created) this.announce([result.job]);
     return result;
   }

@@ -4,8 +4,9 @@ import type { Pool } from 'pg';
 import { emSql, poolSql, type Sql } from './db/sql';
 import { badInput, conflict, isUniqueViolation } from './errors';
 import { getActiveJobByExclusiveKey, getJobByIdempotencyKey } from './queries/get-job';
-import { insertJob } from './queries/insert-job';
-import { toSnapshot } from './queries/job-row';
+import { insertJob, type InsertJobArgs } from './queries/insert-job';
+import { insertJobs } from './queries/insert-jobs';
+import { toSnapshot, type JobRow } from './queries/job-row';
 import type { KindRegistry } from './registry';
 import type { JobSnapshot } from './types';
 
@@ -28,16 +29,22 @@ export interface EnqueueResult {
 const MAX_KEY_LENGTH = 200;
 
 /**
+ * Writes a job and its outbox row by one statement that commits on its own, returning
+ * no row when the job's idempotency key or active exclusive key is taken (`insertJobs`,
+ * alone or batched with others by the engine).
+ */
+export type InsertCommitted = (args: InsertJobArgs) => Promise<JobRow | undefined>;
+
+/**
  * Writes the job and its outbox row with `sql`. Nothing is published here: the outbox
  * publisher sends the message once the write has committed.
  *
- * `inTransaction`: `sql` runs in the caller's transaction, which a unique violation
- * would abort, so an active exclusive key is looked up before the insert. Otherwise
- * every statement commits on its own (the job and its outbox row are one statement):
- * the insert goes first and the active job is looked up only when the key's unique
- * index refuses it — one round trip in the common case instead of four.
+ * Without `insert`, `sql` runs in the caller's transaction, which a unique violation
+ * would abort, so an active exclusive key is looked up before the insert. With it, the
+ * write commits on its own: the insert goes first and a taken key is looked up only
+ * when the insert wrote nothing — one round trip in the common case instead of four.
  */
-export async function enqueueWith(sql: Sql, registry: KindRegistry, request: EnqueueRequest, inTransaction = true): Promise<EnqueueResult> {
+export async function enqueueWith(sql: Sql, registry: KindRegistry, request: EnqueueRequest, insert?: InsertCommitted): Promise<EnqueueResult> {
   const registration = registry.get(request.kind);
   if (!registration) throw badInput(`Unknown job kind "${request.kind}"`, { kind: request.kind });
   for (const [name, value] of [
@@ -54,24 +61,23 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     const existing = await getJobByIdempotencyKey(sql, request.kind, request.idempotencyKey);
     if (existing) return sameRequestOrConflict(toSnapshot(existing), input);
   }
+  const inTransaction = !insert;
   if (request.exclusiveKey && inTransaction) {
     const active = await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
     if (active) throw exclusiveConflict(request.exclusiveKey, active.id, active.status);
   }
+  const args: InsertJobArgs = {
+    jobId: randomUUID(),
+    outboxId: randomUUID(),
+    kind: request.kind,
+    input,
+    requestedBy: request.requestedBy ?? null,
+    idempotencyKey: request.idempotencyKey ?? null,
+    exclusiveKey: request.exclusiveKey ?? null,
+  };
   try {
-    const row = await insertJob(sql, {
-      jobId: randomUUID(),
-      outboxId: randomUUID(),
-      kind: request.kind,
-      input,
-      requestedBy: request.requestedBy ?? null,
-      idempotencyKey: request.idempotencyKey ?? null,
-      exclusiveKey: request.exclusiveKey ?? null,
-    });
+    const row = await (insert ? insert(args) : insertJob(sql, args));
     if (row) return { job: toSnapshot(row), created: true };
-    // Lost a race on the idempotency key: the other request's job is the answer.
-    const existing = await getJobByIdempotencyKey(sql, request.kind, request.idempotencyKey!);
-    return sameRequestOrConflict(toSnapshot(existing!), input);
   } catch (error) {
     if (request.exclusiveKey && isUniqueViolation(error, 'jobs_exclusive_key_active_unique')) {
       // In the caller's transaction nothing more can be read (the violation aborted it).
@@ -80,6 +86,17 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     }
     throw error;
   }
+  // Nothing written: a key is taken. The idempotency key's job (another request's, that
+  // won a race) is the answer; otherwise the exclusive key's active job refuses it.
+  if (request.idempotencyKey) {
+    const existing = await getJobByIdempotencyKey(sql, request.kind, request.idempotencyKey);
+    if (existing) return sameRequestOrConflict(toSnapshot(existing), input);
+  }
+  if (request.exclusiveKey) {
+    const active = inTransaction ? undefined : await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
+    throw exclusiveConflict(request.exclusiveKey, active?.id ?? null, active?.status ?? null);
+  }
+  throw new Error(`job ${args.jobId} was not written and no key of it is taken`);
 }
 
 function sameRequestOrConflict(job: JobSnapshot, input: unknown): EnqueueResult {
@@ -102,8 +119,11 @@ function exclusiveConflict(key: string, jobId: string | null, status: string | n
 export const enqueueInEm = (em: EntityManager, registry: KindRegistry, request: EnqueueRequest) =>
   enqueueWith(emSql(em), registry, request);
 
-/** Enqueue with statements that each commit on their own (see `enqueueWith`). */
-export const enqueueInPool = (pool: Pool, registry: KindRegistry, request: EnqueueRequest) => enqueueWith(poolSql(pool), registry, request, false);
+/** Enqueue with statements that each commit on their own (see `enqueueWith`; the engine's own enqueue batches them). */
+export function enqueueInPool(pool: Pool, registry: KindRegistry, request: EnqueueRequest, insert?: InsertCommitted): Promise<EnqueueResult> {
+  const sql = poolSql(pool);
+  return enqueueWith(sql, registry, request, insert ?? (async (args) => (await insertJobs(sql, [args]))[0]));
+}
 
 /** JSON with object keys sorted, so that jsonb's key order does not matter in comparisons. */
 function canonicalJson(value: unknown): string {

@@ -49,4 +49,54 @@ describe('enqueue outside a caller transaction', () => {
     expect(b).toEqual({ job: a.job, created: false });
     await expect(engine.enqueue({ kind: 'PLAIN', input: { n: 5 }, idempotencyKey: 'same' })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
+
+  it('writes the enqueues of one turn with one statement, each job with its own outbox row', async () => {
+    const { result, count } = await countSql(() => Promise.all(Array.from({ length: 20 }, (_, n) => engine.enqueue({ kind: 'PLAIN', input: { batch: n }, exclusiveKey: `batch:${n}` }))));
+    expect(count.statements).toBe(1);
+    expect(new Set(result.map((r) => r.job.id)).size).toBe(20);
+    result.forEach((r, n) => expect(r).toMatchObject({ created: true, job: { status: JobStatus.QUEUED, input: { batch: n }, exclusiveKey: `batch:${n}` } }));
+    for (const r of result) expect(await outboxRows(ctx.db.pool, r.job.id)).toHaveLength(1);
+  });
+
+  it('in one batch, a taken key fails only its own enqueue: the same exclusive key twice is one job and one CONFLICT, a repeated idempotency key one job', async () => {
+    const held = await engine.enqueue({ kind: 'PLAIN', input: { n: 10 }, exclusiveKey: 'held' });
+    const settled = await Promise.allSettled([
+      engine.enqueue({ kind: 'PLAIN', input: { n: 11 }, exclusiveKey: 'pair' }),
+      engine.enqueue({ kind: 'PLAIN', input: { n: 12 }, exclusiveKey: 'pair' }),
+      engine.enqueue({ kind: 'PLAIN', input: { n: 13 }, exclusiveKey: 'held' }),
+      engine.enqueue({ kind: 'PLAIN', input: { n: 14 }, idempotencyKey: 'twice' }),
+      engine.enqueue({ kind: 'PLAIN', input: { n: 14 }, idempotencyKey: 'twice' }),
+      engine.enqueue({ kind: 'PLAIN', input: { n: 15 } }),
+    ]);
+    const [pairA, pairB, heldAgain, twiceA, twiceB, free] = settled;
+    const pair = [pairA, pairB];
+    expect(pair.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
+    const pairWinner = (pair.find((s) => s.status === 'fulfilled') as PromiseFulfilledResult<{ job: { id: string } }>).value.job.id;
+    expect((pair.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining(`Job ${pairWinner} (QUEUED) is already active for pair`),
+    });
+    expect(heldAgain).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT', message: expect.stringContaining(`Job ${held.job.id} (QUEUED)`) } });
+    expect(twiceA.status === 'fulfilled' && twiceB.status === 'fulfilled').toBe(true);
+    const [a, b] = [twiceA, twiceB].map((s) => (s as PromiseFulfilledResult<{ job: { id: string }; created: boolean }>).value);
+    expect(a!.job.id).toBe(b!.job.id);
+    expect([a!.created, b!.created].sort()).toEqual([false, true]);
+    expect(free).toMatchObject({ status: 'fulfilled', value: { created: true } });
+    expect(await jobsWithKey('pair')).toBe(1);
+    expect(await jobsWithKey('held')).toBe(1);
+    const orphans = await ctx.db.pool.query('SELECT count(*)::int AS n FROM jobs j WHERE NOT EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id)');
+    expect(orphans.rows[0].n).toBe(0);
+  });
+
+  it('a job the batch statement refuses fails alone; the others of its batch are written', async () => {
+    // A NUL character is valid JSON text but no jsonb value: PostgreSQL refuses the whole statement.
+    const settled = await Promise.allSettled([
+      engine.enqueue({ kind: 'PLAIN', input: { n: 20 } }),
+      engine.enqueue({ kind: 'PLAIN', input: { bad: 'a\u0000b' } }),
+      engine.enqueue({ kind: 'PLAIN', input: { n: 21 } }),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const written = await ctx.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE input @> '{\"n\": 20}' OR input @> '{\"n\": 21}'");
+    expect(written.rows[0].n).toBe(2);
+  });
 });
