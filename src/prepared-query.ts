@@ -6,6 +6,7 @@
  * PostgreSQL must parse and plan on every call.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Batcher, BATCHES_IN_FLIGHT } from './engine/db/batcher';
 import { emSql, statementName } from './engine/db/sql';
 
 interface PgClient {
@@ -24,11 +25,58 @@ interface KnexClient {
  */
 export async function preparedQuery<Row>(em: EntityManager, text: string, values: unknown[]): Promise<Row[]> {
   if (em.isInTransaction()) return emSql(em)<Row>(text, values);
-  const client = em.getConnection().getKnex().client as unknown as KnexClient;
+  return runPrepared<Row>(knexClient(em), text, values);
+}
+
+const knexClient = (em: EntityManager) => em.getConnection().getKnex().client as unknown as KnexClient;
+
+async function runPrepared<Row>(client: KnexClient, text: string, values: unknown[]): Promise<Row[]> {
   const pg = await client.acquireConnection();
   try {
     return (await pg.query({ name: statementName(text), text, values })).rows as Row[];
   } finally {
     await client.releaseConnection(pg);
   }
+}
+
+/** At most this many keys in one lookup statement. */
+export const MAX_LOOKUP_BATCH = 64;
+
+/** A keyed read as two statements: for one key (`$1` a key) and for many (`$1` an array of keys). */
+export interface LookupStatements {
+  one: string;
+  many: string;
+}
+
+/**
+ * A read of one row by key that many requests make at once (the starts' checks): the
+ * keys asked for in the same turn — and while a statement is in flight — go together in
+ * one prepared statement (see Batcher), so that N concurrent requests cost one round
+ * trip instead of N. Both statements return each row with its key in `key`; a key with
+ * no row gets undefined. A lone key runs `one`: PostgreSQL settles on a generic plan for
+ * it after a few calls, while a statement matching an array of keys (`= ANY($1)`) gets a
+ * custom plan on every call — planning the starts' checks costs more than running them,
+ * which only a batch should pay. Inside a transaction of `em` it runs there, alone, so
+ * it sees what that transaction wrote.
+ */
+export function preparedLookup<Row extends { key: string }>(statements: LookupStatements): (em: EntityManager, key: string) => Promise<Row | undefined> {
+  const batchers = new WeakMap<KnexClient, Batcher<string, Row>>();
+  return async (em, key) => {
+    if (em.isInTransaction()) return (await emSql(em)<Row>(statements.one, [key]))[0];
+    const client = knexClient(em);
+    let batcher = batchers.get(client);
+    if (!batcher) {
+      batcher = new Batcher<string, Row>(
+        async (keys) => {
+          const rows = keys.length === 1 ? await runPrepared<Row>(client, statements.one, keys) : await runPrepared<Row>(client, statements.many, [keys]);
+          const byKey = new Map(rows.map((row) => [row.key, row]));
+          return keys.map((k) => byKey.get(k));
+        },
+        MAX_LOOKUP_BATCH,
+        BATCHES_IN_FLIGHT,
+      );
+      batchers.set(client, batcher);
+    }
+    return batcher.submit(key);
+  };
 }

@@ -8,10 +8,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badInput, notFound } from '../errors';
-import { preparedQuery } from '../prepared-query';
+import { preparedLookup } from '../prepared-query';
 import { MakeupExamSessionFormat } from './entities';
 
 interface StartCheckRow {
+  key: string;
   code: string;
   format: MakeupExamSessionFormat;
   capacitated: boolean;
@@ -29,8 +30,8 @@ interface StartCheckRow {
  * invigilators by their session index; a failing enrolment through the session's exams
  * and the (exam, student) unique index.
  */
-const START_CHECK_SQL = `
-SELECT s.code, s.format, s.capacitated, s.passing_score,
+const startCheckSql = (keyMatch: string) => `
+SELECT s.id AS key, s.code, s.format, s.capacitated, s.passing_score,
        EXISTS (SELECT 1 FROM makeup_exam_periods p WHERE p.session_id = s.id) AS has_period,
        EXISTS (SELECT 1 FROM makeup_exam_rooms r WHERE r.session_id = s.id) AS has_room,
        EXISTS (SELECT 1 FROM makeup_exams x WHERE x.session_id = s.id) AS has_exam,
@@ -38,14 +39,17 @@ SELECT s.code, s.format, s.capacitated, s.passing_score,
                 WHERE x.session_id = s.id AND e.score < s.passing_score) AS has_failing,
        EXISTS (SELECT 1 FROM makeup_exam_invigilators i WHERE i.session_id = s.id) AS has_invigilator
   FROM makeup_exam_sessions s
- WHERE s.id = $1`;
+ WHERE ${keyMatch}`;
+
+/** The starts that meet in time read their rows with one statement. */
+const readStartCheck = preparedLookup<StartCheckRow>({ one: startCheckSql('s.id = $1'), many: startCheckSql('s.id = ANY($1::uuid[])') });
 
 /**
  * Refuses a start that cannot succeed (NOT_FOUND, or BAD_USER_INPUT naming `sessionId`
  * and the reason). Reads one row, whatever the session's size.
  */
 export async function checkMakeupStart(em: EntityManager, sessionId: string): Promise<void> {
-  const [row] = await preparedQuery<StartCheckRow>(em, START_CHECK_SQL, [sessionId]);
+  const row = await readStartCheck(em, sessionId);
   if (!row) throw notFound(`No make-up exam session with id ${sessionId}`, { sessionId });
   const refuse = (why: string) => badInput(`sessionId: ${why}`, { field: 'sessionId' });
   const term = row.format === MakeupExamSessionFormat.TERM;

@@ -9,10 +9,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badInput, notFound } from '../errors';
-import { preparedQuery } from '../prepared-query';
+import { preparedLookup } from '../prepared-query';
 import { SchedulePlanStatus } from './entities';
 
 interface StartCheckRow {
+  key: string;
   name: string;
   status: SchedulePlanStatus;
   term_id: string;
@@ -40,8 +41,8 @@ interface StartCheckRow {
  * (plan_id, …). The lock clashes are also prevented when a lecture is placed by hand;
  * they are checked again because a term's week can shrink after placement.
  */
-const START_CHECK_SQL = `
-SELECT p.name, p.status, t.id AS term_id, t.code AS term_code, t.days_per_week AS days, t.periods_per_day,
+const startCheckSql = (keyMatch: string) => `
+SELECT p.id AS key, p.name, p.status, t.id AS term_id, t.code AS term_code, t.days_per_week AS days, t.periods_per_day,
        c.courses, c.lectures, c.bad_course,
        (SELECT count(*) FROM academic_rooms r WHERE r.term_id = t.id) AS rooms,
        (SELECT CASE WHEN uc.code IS NULL THEN 'teacher ' || ut.code ELSE 'course ' || uc.code END || ' ' || u.day || ' ' || u.period
@@ -72,7 +73,10 @@ SELECT p.name, p.status, t.id AS term_id, t.code AS term_code, t.days_per_week A
               min(k.code || ' ' || k.lectures_per_week)
                 FILTER (WHERE k.lectures_per_week < 1 OR k.lectures_per_week > t.days_per_week * t.periods_per_day) AS bad_course
          FROM academic_courses k WHERE k.term_id = t.id) c
- WHERE p.id = $1`;
+ WHERE ${keyMatch}`;
+
+/** The starts that meet in time read their rows with one statement. */
+const readStartCheck = preparedLookup<StartCheckRow>({ one: startCheckSql('p.id = $1'), many: startCheckSql('p.id = ANY($1::uuid[])') });
 
 export interface ScheduleStartTarget {
   planId: string;
@@ -86,7 +90,7 @@ const infeasible = (termCode: string, why: string) => badInput(`planId: term ${t
  * the reason); otherwise returns the plan's term. Reads one row, whatever the term's size.
  */
 export async function checkScheduleStart(em: EntityManager, planId: string): Promise<ScheduleStartTarget> {
-  const [row] = await preparedQuery<StartCheckRow>(em, START_CHECK_SQL, [planId]);
+  const row = await readStartCheck(em, planId);
   if (!row) throw notFound(`No schedule plan with id ${planId}`, { planId });
   if (row.status !== SchedulePlanStatus.DRAFT) {
     throw badInput(`planId: plan "${row.name}" is ${row.status}; only a DRAFT can be scheduled (copy it to make a new draft)`, {

@@ -154,12 +154,35 @@ describe('the start of AUTOMATIC_SCHEDULE', () => {
     expect({ statements: onLarge.statements, rows: onLarge.rows }).toEqual({ statements: onSmall.statements, rows: onSmall.rows });
     // The check (1 row), then the engine's enqueue: the job and its outbox row in one statement (1 row).
     expect({ statements: onSmall.statements, rows: onSmall.rows }).toEqual({ statements: 2, rows: 2 });
-    expect(onSmall.texts[0]).toMatch(/^SELECT p\.name, p\.status/);
+    expect(onSmall.texts[0]).toMatch(/^SELECT p\.id AS key, p\.name, p\.status/);
     // Both prepared: PostgreSQL plans them once per connection, not on every start.
     expect(onLarge.names.every((name) => name !== null)).toBe(true);
     // Publishing starts are as cheap: one row read, then the enqueue.
     const publish = await countSql(() => publishSchedulePlan({ em: em(ctx.db), engine }, large.plan.id, 'tester'));
     expect({ statements: publish.count.statements, rows: publish.count.rows }).toEqual({ statements: 2, rows: 2 });
+  });
+
+  it('reads the checks of starts made at once with one statement, and enqueues them with one more', async () => {
+    const { term } = await smallTerm(ctx.db, 'START-MANY');
+    const plans = (
+      await sql(
+        `INSERT INTO schedule_plans (id, term_id, name, status)
+         SELECT gen_random_uuid(), $1, 'many ' || i, 'DRAFT' FROM generate_series(1, 12) AS i RETURNING id`,
+        [term.id],
+      )
+    ).rows.map((r: { id: string }) => r.id);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const { result, count } = await countSql(() => Promise.allSettled([...plans, missing, plans[0]!].map((planId) => start(planId))));
+    // Twelve starts, one on a plan that does not exist, one repeating the first plan.
+    const started = result.slice(0, 12).map((r) => (r as PromiseFulfilledResult<{ status: JobStatus; input: unknown }>).value);
+    expect(started.map((job) => job.status)).toEqual(Array(12).fill(JobStatus.QUEUED));
+    expect(started.map((job) => (job.input as { planId: string }).planId)).toEqual(plans);
+    expect(result[12]).toMatchObject({ status: 'rejected', reason: { code: 'NOT_FOUND' } });
+    expect(result[13]).toMatchObject({ status: 'rejected', reason: { code: 'CONFLICT' } });
+    // One check statement for all 14, one insert for the 13 that passed it, and the
+    // repeated plan's look-up of the job that holds it.
+    expect(count.statements).toBe(3);
+    expect(count.texts.filter((text) => text.startsWith('SELECT p.id AS key'))).toHaveLength(1);
   });
 
   it('leaves to the job what changes after the start: it fails permanently with the reason', async () => {
