@@ -222,9 +222,22 @@ async function main(): Promise<void> {
       return { result, cpuMs: before && after ? ((after.byName.api! - before.byName.api!) * 1000) / Math.max(1, result.requests) : NaN };
     };
     const floor = await apiCpuPerRequest(() => trivial(CLIENTS, SECONDS));
+    /** Waits until the API's publisher has sent every job enqueued so far; how long that took. */
+    const published = async () => {
+      const t = Date.now();
+      for (;;) {
+        const { rows } = await db!.pool.query(`SELECT count(*)::int AS n FROM job_outbox WHERE state IN ('PENDING', 'PUBLISHING')`);
+        if (rows[0].n === 0) return Date.now() - t;
+        if (Date.now() - t > 120_000) throw new Error(`the publisher left ${rows[0].n} jobs unpublished for 120 s`);
+        await sleep(20);
+      }
+    };
+    await published();
     const cpu0 = cpuTimes(pids);
     const t0 = Date.now();
     const sixteen = await load(CLIENTS, SECONDS);
+    // A start's work ends when its job is published: the CPU and time up to then count.
+    const publishLagMs = await published();
     const cpu1 = cpuTimes(pids);
     const sixteenMs = Date.now() - t0;
     const one = await load(1, SECONDS);
@@ -238,6 +251,7 @@ async function main(): Promise<void> {
       const perStart = ((cpu1.byName.api! - cpu0.byName.api!) * 1000) / Math.max(1, sixteen.requests);
       cpu = `API ${cores('api')} (${perStart.toFixed(2)} ms of CPU per start), clients ${cores('bench')}, everything else (PostgreSQL, broker, other processes) ${((cpu1.machine - cpu0.machine - ours) / (sixteenMs / 1000)).toFixed(2)} — of ${os.cpus().length} cores`;
     }
+    cpu += `; the publisher sent the last of these jobs ${publishLagMs} ms after the last start (included)`;
     const jobs = await db.pool.query(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'AUTOMATIC_SCHEDULE' AND status = 'QUEUED'`);
     log(`API: ${sixteen.requests + one.requests} starts answered QUEUED; ${jobs.rows[0].n} QUEUED jobs in the database (the warm-up's included)`);
 
