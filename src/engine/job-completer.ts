@@ -1,4 +1,4 @@
-import { Batcher, BATCHES_IN_FLIGHT, ItemFailure } from './db/batcher';
+import { Batcher, BATCHES_IN_FLIGHT, statementPerBatch } from './db/batcher';
 import { repeatWhileTransient } from './db/repeat-transient';
 import type { Sql } from './db/sql';
 import { isTransientDbError } from './db/transient-error';
@@ -28,18 +28,18 @@ export class JobCompleter {
     /** How many commits may wait after their settle; one per consumer slot. */
     private readonly maxPending: () => number,
   ) {
-    this.batch = new Batcher<CompleteArgs, JobRow>(async (requests) => {
-      try {
-        const rows = await completeJobs(sql, requests);
-        const byOutbox = new Map(rows.map((row) => [row.completed_outbox_id, row]));
-        return requests.map((r) => byOutbox.get(r.outboxId));
-      } catch (error) {
-        if (requests.length === 1 || isTransientDbError(error)) throw error;
-        // One result the database refuses (or that cannot be serialised) must not fail
-        // the jobs that shared its statement: complete them one by one.
-        return Promise.all(requests.map((r) => completeJob(sql, r).catch((itemError: unknown) => new ItemFailure(itemError))));
-      }
-    }, 64, BATCHES_IN_FLIGHT);
+    // One result the database refuses (or that cannot be serialised) must not fail the
+    // jobs that shared its statement: those are completed one by one.
+    this.batch = new Batcher<CompleteArgs, JobRow>(
+      statementPerBatch({
+        many: (requests) => completeJobs(sql, requests),
+        one: (request) => completeJob(sql, request),
+        rowKey: (row) => row.completed_outbox_id,
+        requestKey: (request) => request.outboxId,
+      }),
+      64,
+      BATCHES_IN_FLIGHT,
+    );
   }
 
   /** Commits waiting after their settle now. */

@@ -1,3 +1,5 @@
+import { isTransientDbError } from './transient-error';
+
 /** A batch result for one request that failed on its own; the others in the batch stand. */
 export class ItemFailure {
   constructor(readonly error: unknown) {}
@@ -69,4 +71,29 @@ export class Batcher<Request, Result> {
       for (const b of batch) b.reject(error);
     }
   }
+}
+
+/**
+ * A Batcher's `runBatch` for a statement over many requests: `many` runs them all at
+ * once, its rows matched to their requests by key (a request with no row gets
+ * undefined). A statement that fails for a reason other than the database being away —
+ * a value it refuses, one that cannot be serialised — is run again request by request
+ * with `one`, so that one bad request fails alone and never those batched with it.
+ */
+export function statementPerBatch<Request, Row, ManyRow extends Row = Row>(statements: {
+  many: (requests: Request[]) => Promise<ManyRow[]>;
+  one: (request: Request) => Promise<Row | undefined>;
+  rowKey: (row: ManyRow) => string;
+  requestKey: (request: Request) => string;
+}): (requests: Request[]) => Promise<Array<Row | ItemFailure | undefined>> {
+  return async (requests) => {
+    try {
+      const rows = await statements.many(requests);
+      const byKey = new Map<string, Row>(rows.map((row) => [statements.rowKey(row), row]));
+      return requests.map((r) => byKey.get(statements.requestKey(r)));
+    } catch (error) {
+      if (requests.length === 1 || isTransientDbError(error)) throw error;
+      return Promise.all(requests.map((r) => statements.one(r).catch((itemError: unknown) => new ItemFailure(itemError))));
+    }
+  };
 }
