@@ -1,9 +1,14 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import {
+  BREAK,
   getNamedType,
   GraphQLError,
   isLeafType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type ASTNode,
   type DocumentNode,
   type GraphQLSchema,
   type ParseOptions,
@@ -126,6 +131,73 @@ export function operationCost(
   variables: Record<string, unknown> | null | undefined,
   maxComplexity: number,
 ): { cost: number; error: GraphQLError | null } {
+  const key = `${maxComplexity}:${operationName ?? ''}`;
+  const ofSchema = fixedCosts.get(schema) ?? new WeakMap<DocumentNode, FixedCosts>();
+  if (!fixedCosts.has(schema)) fixedCosts.set(schema, ofSchema);
+  const known = ofSchema.get(document);
+  const cost = known?.costs.get(key);
+  if (cost !== undefined) return { cost, error: null };
+  const { unpriced, ...priced } = priceOperation(schema, document, operationName, variables, maxComplexity);
+  if (priced.error === null && !unpriced) {
+    const entry: FixedCosts = known ?? { readsVariables: costReadsVariables(schema, document), costs: new Map<string, number>() };
+    if (!known) ofSchema.set(document, entry);
+    if (!entry.readsVariables) entry.costs.set(key, priced.cost);
+  }
+  return priced;
+}
+
+/**
+ * The costs of documents whose cost no variable can change, by limit and operation name:
+ * an accepted document is kept (one object per text, see DocumentCheck), so a request
+ * sending it again — a client's same mutation with new input — is not priced again.
+ */
+const fixedCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, FixedCosts>>();
+interface FixedCosts {
+  readsVariables: boolean;
+  costs: Map<string, number>;
+}
+
+/**
+ * Whether a variable can change the document's cost: one feeds an argument of a field
+ * whose cost is a function of its arguments (a page's `first`), or a directive
+ * (`@include(if: $v)` leaves a selection out of the price).
+ */
+function costReadsVariables(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let reads = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Directive(node) {
+        if (hasVariable(node)) reads = true;
+      },
+      Field(node) {
+        const complexity = typeInfo.getFieldDef()?.extensions?.complexity;
+        if (typeof complexity === 'function' && node.arguments?.some(hasVariable)) reads = true;
+      },
+    }),
+  );
+  return reads;
+}
+
+function hasVariable(node: ASTNode): boolean {
+  let found = false;
+  visit(node, {
+    Variable() {
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
+function priceOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  maxComplexity: number,
+): { cost: number; error: GraphQLError | null; unpriced?: true } {
   let complexity: number;
   try {
     complexity = getComplexity({
@@ -143,7 +215,7 @@ export function operationCost(
       });
       return { cost: Number.POSITIVE_INFINITY, error: refusal };
     }
-    return { cost: 0, error: null };
+    return { cost: 0, error: null, unpriced: true };
   }
   if (complexity <= maxComplexity) return { cost: complexity, error: null };
   return {
