@@ -124,6 +124,8 @@ export interface Config {
     maxAliases: number;
     maxDirectives: number;
     maxBodyBytes: number;
+    /** The body limit of a request without a token that verifies (at most `maxBodyBytes`). */
+    maxAnonymousBodyBytes: number;
     maxWsPayloadBytes: number;
     /** How often an API process compares the jobs its subscriptions watch with the database. */
     subscriptionResyncIntervalMs: number;
@@ -338,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 30, 1, 10_000),
       maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 1, 10_000),
       maxBodyBytes: int(env, 'GRAPHQL_MAX_BODY_BYTES', 1_048_576, 1_024, 104_857_600),
+      maxAnonymousBodyBytes: int(env, 'GRAPHQL_MAX_ANONYMOUS_BODY_BYTES', 65_536, 1_024, 104_857_600),
       maxWsPayloadBytes: int(env, 'GRAPHQL_MAX_WS_PAYLOAD_BYTES', 65_536, 1_024, 104_857_600),
       subscriptionResyncIntervalMs: int(env, 'SUBSCRIPTION_RESYNC_INTERVAL_MS', 3_000, 100, 600_000),
       subscriptionResyncBatchSize: int(env, 'SUBSCRIPTION_RESYNC_BATCH_SIZE', 1_000, 1, 10_000),

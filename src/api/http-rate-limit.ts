@@ -12,7 +12,8 @@ export type HttpRateLimitSettings = Config['limits']['http'];
  * valid token spends its subject's allowance wherever it connects from; everyone else
  * (no token, or a token that does not verify) spends its address's. Beyond it: 429
  * with `Retry-After` and a RATE_LIMITED error. Keying by a subject only once its token
- * verified means nobody can spend another person's allowance.
+ * verified means nobody can spend another person's allowance. The verified subject (or
+ * null) is left in `res.locals.subject` for the body limit after it (`callerBodyLimit`).
  */
 export function httpRateLimit(options: { settings: HttpRateLimitSettings; authenticator: Authenticator }): RequestHandler {
   const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
@@ -28,6 +29,7 @@ export function httpRateLimit(options: { settings: HttpRateLimitSettings; authen
         () => null, // the operation itself answers 401 / 403
       );
     }
+    res.locals.subject = subject;
     const limiter = subject !== null ? bySubject : byAddress;
     let waitSeconds: number | null;
     try {

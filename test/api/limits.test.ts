@@ -135,6 +135,34 @@ describe('sizes and malformed input', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('gives a caller without a verified token a smaller body: 413 before reading, declared or chunked; a verified caller the full limit', async () => {
+    const small = await startTestApiServer({ engine, settings: { maxBodyBytes: 16 * 1024, maxAnonymousBodyBytes: 1024 } });
+    try {
+      const body = JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(4 * 1024) } });
+      const post = (authorization: string | undefined, payload: BodyInit = body) =>
+        fetch(`${small.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+          body: payload,
+          ...(typeof payload === 'string' ? {} : { duplex: 'half' }),
+        } as RequestInit);
+      for (const authorization of [undefined, 'Bearer not-a-token']) {
+        const refused = await post(authorization);
+        expect(refused.status).toBe(413);
+        expect(await refused.json()).toMatchObject({ errors: [{ message: 'The request body is larger than 1024 bytes', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+      }
+      // Chunked (no Content-Length): body-parser stops at the same limit.
+      const chunked = await post(undefined, new Blob([body]).stream());
+      expect(chunked.status).toBe(413);
+      expect(await chunked.json()).toMatchObject({ errors: [{ message: 'The request body is larger than 1024 bytes' }] });
+      const verified = await post(`Bearer ${small.tokens.admin}`);
+      expect(verified.status).toBe(200);
+      expect(await verified.json()).toEqual({ data: { __typename: 'Query' } });
+    } finally {
+      await small.close();
+    }
+  });
+
   it('refuses requests without a CSRF-safe content type', async () => {
     const response = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ messagingHealth { status } }')}`, {
       headers: { authorization: `Bearer ${server.tokens.admin}` },

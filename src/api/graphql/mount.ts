@@ -15,7 +15,7 @@ import { coalesceSocketWrites } from '../../engine/transport/coalesced-writes';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
-import { declaredBodyLimit } from '../declared-body-limit';
+import { callerBodyLimit } from '../declared-body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
 import { mountWebApp } from '../web-app';
@@ -216,9 +216,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
-      declaredBodyLimit(settings.maxBodyBytes),
       httpRateLimit({ settings: limits.http, authenticator: auth.authenticator }),
-      express.json({ limit: settings.maxBodyBytes }),
+      ...callerBodyLimit(settings),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
       expressMiddleware(apollo, {
         context: async ({ req, res }) => {
@@ -246,7 +245,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
         },
       }),
     );
-    app.use(GRAPHQL_PATH, bodyErrors(settings.maxBodyBytes));
+    app.use(GRAPHQL_PATH, bodyErrors());
 
     if (settings.graphiql) {
       app.get(GRAPHIQL_PATH, graphiqlHandler({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken }));
@@ -266,12 +265,13 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 }
 
 /** Malformed or oversized JSON bodies answer in GraphQL's error shape. */
-function bodyErrors(maxBodyBytes: number): ErrorRequestHandler {
+function bodyErrors(): ErrorRequestHandler {
   return (error, _req, res, next) => {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') {
+      const limit = (error as { limit?: number }).limit;
       res.status(413).json({
-        errors: [{ message: `The request body is larger than ${maxBodyBytes} bytes`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
+        errors: [{ message: `The request body is larger than ${limit} bytes`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
       });
       return;
     }

@@ -26,6 +26,7 @@ export const TEST_GRAPHQL_SETTINGS: GraphQLSettings = {
   maxAliases: 30,
   maxDirectives: 50,
   maxBodyBytes: 64 * 1024,
+  maxAnonymousBodyBytes: 64 * 1024,
   maxWsPayloadBytes: 16 * 1024,
   subscriptionResyncIntervalMs: 3_000,
   subscriptionResyncBatchSize: 1_000,
