@@ -80,7 +80,7 @@ export const costlyPage = () =>
   `{ jobs(first: 200) { edges { node { id ... on AutomaticScheduleJob { plan { assignments { room { code } course { code } } term { code } } } } } } } ${nonce()}`;
 /** A cursor of the service's own shape whose timestamp no database accepts. */
 export const BAD_CURSOR = Buffer.from(JSON.stringify(['j1', '2026-13-45T99:99:99.000000Z', '00000000-0000-4000-8000-000000000000'])).toString('base64url');
-/** Many tokens within the body limit: 20,000 aliases of __typename (~380 KB). */
+/** Many tokens within the body limit (over the anonymous one): 20,000 aliases of __typename (~380 KB). */
 export const aliasFlood = () => aliased(20_000, '__typename');
 
 const EXPIRING_TOKEN_SECONDS = 5;
@@ -209,7 +209,7 @@ export const ATTACKS: Attack[] = [
   {
     name: 'alias-flood',
     who: 'anonymous, HTTP',
-    what: '20,000 aliases of __typename (~380 KB, within the body limit)',
+    what: '20,000 aliases of __typename (~380 KB, within the body limit, over the anonymous one)',
     lanes: () => 1,
     async run(lane, context) {
       while (await lane.pace()) lane.record(await post(lane, context, body(aliasFlood())));
