@@ -81,13 +81,13 @@ export interface EngineOptions {
   metrics?: EngineMetrics;
 }
 
+/** At most this many enqueues in one statement. */
+export const MAX_ENQUEUE_BATCH = 64;
+
 /**
  * The job engine's one face: enqueue, cancel, retry, read, watch, health; and the
  * lifecycle of its publisher, runner and maintenance in this process.
  */
-/** At most this many enqueues in one statement. */
-export const MAX_ENQUEUE_BATCH = 64;
-
 export class JobEngine {
   readonly metrics: EngineMetrics;
   readonly publisher: OutboxPublisher | null;
