@@ -15,7 +15,7 @@ import { coalesceSocketWrites } from '../../engine/transport/coalesced-writes';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
-import { callerBodyLimit } from '../declared-body-limit';
+import { callerBodyLimit } from '../body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
 import { mountWebApp } from '../web-app';
