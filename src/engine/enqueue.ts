@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import { emSql, poolSql, type Sql } from './db/sql';
-import { badInput, conflict, isUniqueViolation } from './errors';
+import { badInput, conflict } from './errors';
 import { getActiveJobByExclusiveKey, getJobByIdempotencyKey } from './queries/get-job';
 import { insertJob, type InsertJobArgs } from './queries/insert-job';
-import { insertJobs } from './queries/insert-jobs';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import type { KindRegistry } from './registry';
 import type { JobSnapshot } from './types';
@@ -29,22 +28,25 @@ export interface EnqueueResult {
 const MAX_KEY_LENGTH = 200;
 
 /**
- * Writes a job and its outbox row by one statement that commits on its own, returning
- * no row when the job's idempotency key or active exclusive key is taken (`insertJobs`,
- * alone or batched with others by the engine).
+ * Writes a job and its outbox row by one statement, returning no row when the job's
+ * idempotency key or active exclusive key is taken (`insertJob`, or the engine's batch
+ * of `insertJobs`).
  */
-export type InsertCommitted = (args: InsertJobArgs) => Promise<JobRow | undefined>;
+export type InsertJobWrite = (args: InsertJobArgs) => Promise<JobRow | undefined>;
 
 /**
- * Writes the job and its outbox row with `sql`. Nothing is published here: the outbox
- * publisher sends the message once the write has committed.
- *
- * Without `insert`, `sql` runs in the caller's transaction, which a unique violation
- * would abort, so an active exclusive key is looked up before the insert. With it, the
- * write commits on its own: the insert goes first and a taken key is looked up only
- * when the insert wrote nothing — one round trip in the common case instead of four.
+ * Writes the job and its outbox row with `insert` (by default `insertJob` with `sql`,
+ * which may run in the caller's transaction). Nothing is published here: the outbox
+ * publisher sends the message once the write has committed. The insert goes first and a
+ * taken key is looked up only when it wrote nothing — one round trip in the common case.
+ * A taken key never raises a unique violation, so a caller's transaction stays usable.
  */
-export async function enqueueWith(sql: Sql, registry: KindRegistry, request: EnqueueRequest, insert?: InsertCommitted): Promise<EnqueueResult> {
+export async function enqueueWith(
+  sql: Sql,
+  registry: KindRegistry,
+  request: EnqueueRequest,
+  insert: InsertJobWrite = (args) => insertJob(sql, args),
+): Promise<EnqueueResult> {
   const registration = registry.get(request.kind);
   if (!registration) throw badInput(`Unknown job kind "${request.kind}"`, { kind: request.kind });
   for (const [name, value] of [
@@ -61,11 +63,6 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     const existing = await getJobByIdempotencyKey(sql, request.kind, request.idempotencyKey);
     if (existing) return sameRequestOrConflict(toSnapshot(existing), input);
   }
-  const inTransaction = !insert;
-  if (request.exclusiveKey && inTransaction) {
-    const active = await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
-    if (active) throw exclusiveConflict(request.exclusiveKey, active.id, active.status);
-  }
   const args: InsertJobArgs = {
     jobId: randomUUID(),
     outboxId: randomUUID(),
@@ -75,17 +72,8 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     idempotencyKey: request.idempotencyKey ?? null,
     exclusiveKey: request.exclusiveKey ?? null,
   };
-  try {
-    const row = await (insert ? insert(args) : insertJob(sql, args));
-    if (row) return { job: toSnapshot(row), created: true };
-  } catch (error) {
-    if (request.exclusiveKey && isUniqueViolation(error, 'jobs_exclusive_key_active_unique')) {
-      // In the caller's transaction nothing more can be read (the violation aborted it).
-      const active = inTransaction ? undefined : await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
-      throw exclusiveConflict(request.exclusiveKey, active?.id ?? null, active?.status ?? null);
-    }
-    throw error;
-  }
+  const row = await insert(args);
+  if (row) return { job: toSnapshot(row), created: true };
   // Nothing written: a key is taken. The idempotency key's job (another request's, that
   // won a race) is the answer; otherwise the exclusive key's active job refuses it.
   if (request.idempotencyKey) {
@@ -93,7 +81,7 @@ export async function enqueueWith(sql: Sql, registry: KindRegistry, request: Enq
     if (existing) return sameRequestOrConflict(toSnapshot(existing), input);
   }
   if (request.exclusiveKey) {
-    const active = inTransaction ? undefined : await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
+    const active = await getActiveJobByExclusiveKey(sql, request.exclusiveKey);
     throw exclusiveConflict(request.exclusiveKey, active?.id ?? null, active?.status ?? null);
   }
   throw new Error(`job ${args.jobId} was not written and no key of it is taken`);
@@ -120,10 +108,8 @@ export const enqueueInEm = (em: EntityManager, registry: KindRegistry, request: 
   enqueueWith(emSql(em), registry, request);
 
 /** Enqueue with statements that each commit on their own (see `enqueueWith`; the engine's own enqueue batches them). */
-export function enqueueInPool(pool: Pool, registry: KindRegistry, request: EnqueueRequest, insert?: InsertCommitted): Promise<EnqueueResult> {
-  const sql = poolSql(pool);
-  return enqueueWith(sql, registry, request, insert ?? (async (args) => (await insertJobs(sql, [args]))[0]));
-}
+export const enqueueInPool = (pool: Pool, registry: KindRegistry, request: EnqueueRequest, insert?: InsertJobWrite) =>
+  enqueueWith(poolSql(pool), registry, request, insert);
 
 /** JSON with object keys sorted, so that jsonb's key order does not matter in comparisons. */
 function canonicalJson(value: unknown): string {

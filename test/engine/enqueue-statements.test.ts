@@ -99,4 +99,18 @@ describe('enqueue outside a caller transaction', () => {
     const written = await ctx.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE input @> '{\"n\": 20}' OR input @> '{\"n\": 21}'");
     expect(written.rows[0].n).toBe(2);
   });
+
+  it("in a caller's transaction, an active exclusive key is a CONFLICT naming the job, and the transaction stays usable", async () => {
+    const held = await engine.enqueue({ kind: 'PLAIN', input: { n: 30 }, exclusiveKey: 'in-tx' });
+    const after = await ctx.db.orm.em.fork().transactional(async (em) => {
+      await expect(engine.enqueue({ kind: 'PLAIN', input: { n: 31 }, exclusiveKey: 'in-tx' }, em)).rejects.toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringContaining(`Job ${held.job.id} (QUEUED) is already active for in-tx`),
+      });
+      return engine.enqueue({ kind: 'PLAIN', input: { n: 32 }, exclusiveKey: 'in-tx-other' }, em);
+    });
+    expect(after.created).toBe(true);
+    expect(await jobsWithKey('in-tx')).toBe(1);
+    expect(await jobsWithKey('in-tx-other')).toBe(1);
+  });
 });

@@ -132,8 +132,8 @@ export function operationCost(
   maxComplexity: number,
 ): { cost: number; error: GraphQLError | null } {
   const key = `${maxComplexity}:${operationName ?? ''}`;
-  const ofSchema = fixedCosts.get(schema) ?? new WeakMap<DocumentNode, FixedCosts>();
-  if (!fixedCosts.has(schema)) fixedCosts.set(schema, ofSchema);
+  let ofSchema = fixedCosts.get(schema);
+  if (!ofSchema) fixedCosts.set(schema, (ofSchema = new WeakMap()));
   const known = ofSchema.get(document);
   const cost = known?.costs.get(key);
   if (cost !== undefined) return { cost, error: null };

@@ -12,23 +12,39 @@ export interface InsertJobArgs {
 }
 
 /**
- * The job row and its outbox row in one statement, inside the caller's transaction.
- * An idempotency key already used for this kind inserts nothing and returns no row
- * (the caller then reads the existing job). An active exclusive key raises 23505.
+ * The job row and its outbox row in one statement, in the caller's transaction or on
+ * its own. A job whose idempotency key is already used for its kind, or whose exclusive
+ * key is active, inserts nothing and returns no row (`ON CONFLICT DO NOTHING` without a
+ * target): the caller reads why, and its transaction, never aborted by a unique
+ * violation, stays usable. Scalar parameters: PostgreSQL keeps the statement's plan.
  */
 export async function insertJob(sql: Sql, args: InsertJobArgs): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(
-    `WITH job AS (
+  const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`), [
+    args.jobId,
+    args.outboxId,
+    args.kind,
+    JSON.stringify(args.input ?? null),
+    args.requestedBy,
+    args.idempotencyKey,
+    args.exclusiveKey,
+  ]);
+  return rows[0];
+}
+
+/**
+ * The statement of `insertJob` and `insertJobs`, given the rows to insert as
+ * (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord).
+ */
+export const insertJobsSql = (rows: string) => `WITH req (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord) AS (
+       ${rows}
+     ), job AS (
        INSERT INTO jobs (id, kind, status, input, requested_by, idempotency_key, exclusive_key, exclusive_scope, message, message_code)
-       VALUES ($1, $2, 'QUEUED', $3::jsonb, $4, $5, $6, $6, 'Waiting for a worker', 'job.queued')
-       ON CONFLICT (kind, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       SELECT job_id, kind, 'QUEUED', input, requested_by, idempotency_key, exclusive_key, exclusive_key, 'Waiting for a worker', 'job.queued'
+         FROM req ORDER BY ord
+       ON CONFLICT DO NOTHING
        RETURNING ${JOB_COLUMNS}
      ), outbox AS (
        INSERT INTO job_outbox (id, job_id, kind, state)
-       SELECT $7, job.id, job.kind, 'PENDING' FROM job
+       SELECT req.outbox_id, job.id, job.kind, 'PENDING' FROM job JOIN req ON req.job_id = job.id
      )
-     SELECT * FROM job`,
-    [args.jobId, args.kind, JSON.stringify(args.input ?? null), args.requestedBy, args.idempotencyKey, args.exclusiveKey, args.outboxId],
-  );
-  return rows[0];
-}
+     SELECT * FROM job`;
