@@ -22,7 +22,7 @@ import { getJobsAhead, type WatchedSequence } from './queries/get-jobs-ahead';
 import { getJobsByIds, listJobs, type ListJobsPage, type ListJobsRequest } from './queries/list-jobs';
 import type { InsertJobArgs } from './queries/insert-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
-import { insertJobBatch } from './insert-job-batch';
+import { insertAndSendJobBatch, insertJobBatch } from './insert-job-batch';
 import { recoverOnStartup } from './queries/recover-on-startup';
 import { retryJob } from './queries/retry-job';
 import type { KindRegistration, KindRegistry } from './registry';
@@ -109,7 +109,6 @@ export class JobEngine {
   constructor(private readonly options: EngineOptions) {
     const { pool, transport, logger, settings } = options;
     this.sql = poolSql(pool);
-    this.inserts = new Batcher(insertJobBatch(this.sql), MAX_ENQUEUE_BATCH, BATCHES_IN_FLIGHT);
     this.metrics = options.metrics ?? new EngineMetrics();
     this.publisher = options.roles.publisher
       ? new OutboxPublisher({
@@ -121,6 +120,11 @@ export class JobEngine {
           settings: { pollMs: settings.publisherPollMs, batchSize: settings.publisherBatchSize },
         })
       : null;
+    this.inserts = new Batcher(
+      this.publisher ? insertAndSendJobBatch(this.sql, this.publisher) : insertJobBatch(this.sql),
+      MAX_ENQUEUE_BATCH,
+      BATCHES_IN_FLIGHT,
+    );
     this.runner = options.roles.worker
       ? new Runner({
           pool,
@@ -234,7 +238,8 @@ export class JobEngine {
       return result;
     }
     const result = await enqueueInPool(this.options.pool, this.options.registry, request, (args) => this.inserts.submit(args));
-    if (result.created) this.announce([result.job]);
+    // A local publisher was handed the job's row, or woken, by the insert itself (see insertAndSendJobBatch).
+    if (result.created) this.announce([result.job], !this.publisher);
     return result;
   }
 
@@ -321,8 +326,8 @@ export class JobEngine {
     return this.options.bus.onConnected(listener);
   }
 
-  private announce(jobs: JobSnapshot[]): void {
-    this.waker.committed();
+  private announce(jobs: JobSnapshot[], wakePublisher = true): void {
+    if (wakePublisher) this.waker.committed();
     for (const job of jobs) this.options.bus.publish(eventOf(job, JobEventReason.ENQUEUED));
   }
 

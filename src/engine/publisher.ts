@@ -1,5 +1,6 @@
 import { Client, type ClientConfig, type Pool } from 'pg';
 import type { Logger } from 'pino';
+import { Batcher } from './db/batcher';
 import { poolSql, type Sql } from './db/sql';
 import type { EngineMetrics } from './metrics';
 import { claimForPublish, nextPendingDueAt } from './queries/claim-for-publish';
@@ -35,6 +36,10 @@ export class OutboxPublisher {
   private listener: Client | null = null;
   private listenRetryMs = 250;
   private listenTimer: NodeJS.Timeout | null = null;
+  /** Sends of rows enqueued here as PUBLISHING (see `sendReserved`), awaited by `stop`. */
+  private readonly reservedSends = new Set<Promise<void>>();
+  /** Their PUBLISHED marks: the confirms of one turn (or of one mark's round trip) share one statement. */
+  private readonly reservedMarks: Batcher<string, undefined>;
 
   constructor(
     private readonly deps: {
@@ -48,6 +53,15 @@ export class OutboxPublisher {
     },
   ) {
     this.sql = poolSql(deps.relaxedPool);
+    this.reservedMarks = new Batcher(async (ids) => {
+      await markPublished(this.sql, ids);
+      return ids.map(() => undefined);
+    }, deps.settings.batchSize);
+  }
+
+  /** Whether rows enqueued in this process may be written PUBLISHING and handed to `sendReserved`. */
+  takesReserved(): boolean {
+    return this.running;
   }
 
   async start(): Promise<void> {
@@ -70,9 +84,59 @@ export class OutboxPublisher {
     this.wake();
     if (this.listenTimer) clearTimeout(this.listenTimer);
     await this.loop;
+    // Bounded by the transport's publish timeout; a row left PUBLISHING is the republisher's.
+    await Promise.all([...this.reservedSends]);
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
+  }
+
+  /**
+   * Publishes rows this process has just enqueued as PUBLISHING (see InsertedOutboxState):
+   * the job's message leaves as soon as its insert has committed, without a NOTIFY, a
+   * publisher pass and its claim — a round trip and a wake-up less before a worker can
+   * start it. Confirmed rows are marked PUBLISHED; refused ones go back to PENDING for a
+   * pass to send again, as a pass's own refusals do. Never throws.
+   */
+  sendReserved(messages: readonly JobMessage[]): void {
+    if (messages.length === 0) return;
+    const sending = this.publishReserved(messages);
+    this.reservedSends.add(sending);
+    void sending.finally(() => this.reservedSends.delete(sending));
+  }
+
+  /**
+   * The insert of reserved rows failed, perhaps after it committed (a reply lost with its
+   * connection): rows that exist go back to PENDING for a pass, rather than waiting for
+   * the republisher. Best effort — with the database away, the republisher has them.
+   */
+  releaseReserved(outboxIds: readonly string[]): void {
+    void markPublishFailed(this.sql, outboxIds, 'the enqueue that reserved this row failed', 0).then(
+      () => this.wake(),
+      () => undefined,
+    );
+  }
+
+  private async publishReserved(messages: readonly JobMessage[]): Promise<void> {
+    const ids = messages.map((m) => m.outboxId);
+    const started = performance.now();
+    try {
+      await this.deps.transport.publish(messages);
+    } catch (error) {
+      const refused = error instanceof PublishRefusedError ? new Set(error.refusedOutboxIds) : new Set(ids);
+      const failed = ids.filter((id) => refused.has(id));
+      this.deps.logger.warn({ err: error, count: failed.length }, 'publish failed; rows go back to PENDING');
+      this.deps.metrics.published.add(ids.length - failed.length);
+      await Promise.all([
+        markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS).then(() => this.wake()),
+        ...ids.filter((id) => !refused.has(id)).map((id) => this.reservedMarks.submit(id)),
+      ]).catch((markError: unknown) => this.deps.logger.warn({ err: markError }, 'could not record a publish; the outbox republisher will send those rows again'));
+      return;
+    }
+    this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
+    this.deps.metrics.published.add(ids.length);
+    // A mark that fails leaves the row PUBLISHING: at worst the republisher sends a copy.
+    await Promise.all(ids.map((id) => this.reservedMarks.submit(id))).catch(() => undefined);
   }
 
   /** One pass: publish every due row, batch after batch. Returns how many were published. */

@@ -18,8 +18,8 @@ export interface InsertJobArgs {
  * target): the caller reads why, and its transaction, never aborted by a unique
  * violation, stays usable. Scalar parameters: PostgreSQL keeps the statement's plan.
  */
-export async function insertJob(sql: Sql, args: InsertJobArgs): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`), [
+export async function insertJob(sql: Sql, args: InsertJobArgs, outboxState: InsertedOutboxState = 'PENDING'): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, outboxState), [
     args.jobId,
     args.outboxId,
     args.kind,
@@ -32,10 +32,20 @@ export async function insertJob(sql: Sql, args: InsertJobArgs): Promise<JobRow |
 }
 
 /**
+ * The state an outbox row is written in. PENDING: the outbox publisher claims it once it
+ * is due. PUBLISHING: the enqueuing process publishes it itself as soon as the insert
+ * has committed (see `OutboxPublisher.sendReserved`), skipping the publisher's claim —
+ * the state the claim would have given it, so a process that dies before the broker
+ * confirms leaves the row exactly as a publisher dying mid-publish does: the outbox
+ * republisher sends it again once it is stranded.
+ */
+export type InsertedOutboxState = 'PENDING' | 'PUBLISHING';
+
+/**
  * The statement of `insertJob` and `insertJobs`, given the rows to insert as
  * (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord).
  */
-export const insertJobsSql = (rows: string) => `WITH req (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord) AS (
+export const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) => `WITH req (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord) AS (
        ${rows}
      ), job AS (
        INSERT INTO jobs (id, kind, status, input, requested_by, idempotency_key, exclusive_key, exclusive_scope, message, message_code)
@@ -45,6 +55,6 @@ export const insertJobsSql = (rows: string) => `WITH req (job_id, outbox_id, kin
        RETURNING ${JOB_COLUMNS}
      ), outbox AS (
        INSERT INTO job_outbox (id, job_id, kind, state)
-       SELECT req.outbox_id, job.id, job.kind, 'PENDING' FROM job JOIN req ON req.job_id = job.id
+       SELECT req.outbox_id, job.id, job.kind, '${outboxState}' FROM job JOIN req ON req.job_id = job.id
      )
      SELECT * FROM job`;
