@@ -1,6 +1,5 @@
 import { Client, type ClientConfig, type Pool } from 'pg';
 import type { Logger } from 'pino';
-import { Batcher } from './db/batcher';
 import { poolSql, type Sql } from './db/sql';
 import type { EngineMetrics } from './metrics';
 import { claimForPublish, nextPendingDueAt } from './queries/claim-for-publish';
@@ -12,6 +11,13 @@ import { asJobId, asOutboxId, type JobMessage } from './types';
 export const OUTBOX_CHANNEL = 'jiaowu_outbox';
 /** How long a failed publish waits before the row is tried again. */
 export const PUBLISH_RETRY_MS = 2_000;
+/**
+ * How long the PUBLISHED marks of rows sent by `sendReserved` wait to go together. A
+ * mark is bookkeeping (it keeps a row waiting in a queue from looking stranded to the
+ * republisher, minutes later); sent at each confirm, it was one more statement beside
+ * every enqueue's insert, and by a moment later most of those rows are claimed already.
+ */
+export const RESERVED_MARK_DELAY_MS = 250;
 const LISTEN_RECONNECT_MAX_MS = 10_000;
 
 export interface PublisherSettings {
@@ -38,8 +44,10 @@ export class OutboxPublisher {
   private listenTimer: NodeJS.Timeout | null = null;
   /** Sends of rows enqueued here as PUBLISHING (see `sendReserved`), awaited by `stop`. */
   private readonly reservedSends = new Set<Promise<void>>();
-  /** Their PUBLISHED marks: the confirms of one turn (or of one mark's round trip) share one statement. */
-  private readonly reservedMarks: Batcher<string, undefined>;
+  /** Confirmed reserved rows whose PUBLISHED mark waits (see RESERVED_MARK_DELAY_MS). */
+  private unmarked: string[] = [];
+  private markTimer: NodeJS.Timeout | null = null;
+  private marking: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: {
@@ -53,10 +61,6 @@ export class OutboxPublisher {
     },
   ) {
     this.sql = poolSql(deps.relaxedPool);
-    this.reservedMarks = new Batcher(async (ids) => {
-      await markPublished(this.sql, ids);
-      return ids.map(() => undefined);
-    }, deps.settings.batchSize);
   }
 
   /** Whether rows enqueued in this process may be written PUBLISHING and handed to `sendReserved`. */
@@ -86,6 +90,7 @@ export class OutboxPublisher {
     await this.loop;
     // Bounded by the transport's publish timeout; a row left PUBLISHING is the republisher's.
     await Promise.all([...this.reservedSends]);
+    await this.markUnmarked();
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
@@ -127,16 +132,38 @@ export class OutboxPublisher {
       const failed = ids.filter((id) => refused.has(id));
       this.deps.logger.warn({ err: error, count: failed.length }, 'publish failed; rows go back to PENDING');
       this.deps.metrics.published.add(ids.length - failed.length);
-      await Promise.all([
-        markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS).then(() => this.wake()),
-        ...ids.filter((id) => !refused.has(id)).map((id) => this.reservedMarks.submit(id)),
-      ]).catch((markError: unknown) => this.deps.logger.warn({ err: markError }, 'could not record a publish; the outbox republisher will send those rows again'));
+      this.markSoon(ids.filter((id) => !refused.has(id)));
+      await markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS).then(
+        () => this.wake(),
+        (markError: unknown) => this.deps.logger.warn({ err: markError }, 'could not record a refused publish; the outbox republisher will send those rows again'),
+      );
       return;
     }
     this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
     this.deps.metrics.published.add(ids.length);
-    // A mark that fails leaves the row PUBLISHING: at worst the republisher sends a copy.
-    await Promise.all(ids.map((id) => this.reservedMarks.submit(id))).catch(() => undefined);
+    this.markSoon(ids);
+  }
+
+  private markSoon(ids: readonly string[]): void {
+    this.unmarked.push(...ids);
+    if (this.unmarked.length >= this.deps.settings.batchSize) void this.markUnmarked();
+    else if (!this.markTimer && this.unmarked.length > 0) {
+      this.markTimer = setTimeout(() => void this.markUnmarked(), RESERVED_MARK_DELAY_MS);
+      this.markTimer.unref();
+    }
+  }
+
+  /** One mark statement at a time. A mark that fails leaves rows PUBLISHING: at worst the republisher sends a copy. */
+  private markUnmarked(): Promise<void> {
+    if (this.markTimer) clearTimeout(this.markTimer);
+    this.markTimer = null;
+    this.marking = this.marking.then(async () => {
+      while (this.unmarked.length > 0) {
+        const ids = this.unmarked.splice(0, this.deps.settings.batchSize);
+        await markPublished(this.sql, ids).catch((error: unknown) => this.deps.logger.debug({ err: error, count: ids.length }, 'PUBLISHED marks not written'));
+      }
+    });
+    return this.marking;
   }
 
   /** One pass: publish every due row, batch after batch. Returns how many were published. */

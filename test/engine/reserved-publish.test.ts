@@ -93,4 +93,20 @@ describe('enqueue in a process that publishes', () => {
     expect(jobs.every((j) => j.status === JobStatus.SUCCEEDED)).toBe(true);
     for (const r of results) expect(transport.published.filter((m) => m.jobId === r.job.id)).toHaveLength(1);
   });
+
+  it('a row sent this way and still in the queue is marked PUBLISHED (at the latest when the publisher stops)', async () => {
+    const queueOnly = new RefusingTransport();
+    const publisherOnly = buildEngine({
+      db: ctx.db,
+      transport: queueOnly,
+      settings: { publisherPollMs: 600_000 },
+      roles: { worker: false },
+      registrations: [{ kind: 'QUEUED_ONLY', defaults: { consumers: 1 }, processor: async () => undefined }],
+    });
+    await publisherOnly.start();
+    const results = await Promise.all([1, 2, 3].map((n) => publisherOnly.enqueue({ kind: 'QUEUED_ONLY', input: { n } })));
+    await publisherOnly.stop(1_000);
+    expect(queueOnly.published.map((m) => m.jobId).sort()).toEqual(results.map((r) => r.job.id).sort());
+    for (const r of results) expect((await outboxRows(ctx.db.pool, r.job.id)).map((row) => row.state)).toEqual(['PUBLISHED']);
+  });
 });
