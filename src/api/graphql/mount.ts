@@ -9,6 +9,7 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import { keepClientProtocolErrorsOut } from './client-protocol-errors';
 import { DEFAULT_LIMITS, type Config } from '../../config';
 import type { JobEngine } from '../../engine/engine';
 import { coalesceSocketWrites } from '../../engine/transport/coalesced-writes';
@@ -89,7 +90,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     socketLimits.track(wsServer);
     // One event fans out to many subscriptions of a socket, and each answer is a frame:
     // what a turn sends to one socket leaves as one write.
-    wsServer.on('connection', (_socket, request) => coalesceSocketWrites(request.socket));
+    wsServer.on('connection', (socket, request) => {
+      coalesceSocketWrites(request.socket);
+      keepClientProtocolErrorsOut(socket, logger, request.socket.remoteAddress);
+    });
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
     const socketServer = useServer<Record<string, unknown> | undefined, SocketExtra>(
       {
