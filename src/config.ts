@@ -52,6 +52,8 @@ export const DEFAULT_LIMITS = {
   http: { perSubject: 20, perAddress: 10, burst: 200 },
   socket: {
     maxConnectionsPerAddress: 128,
+    connectsPerSecond: 10,
+    connectBurst: 100,
     maxConnectionsPerSubject: 10,
     maxSubscriptionsPerSocket: 100,
     subscribePerSecond: 10,
@@ -104,6 +106,9 @@ export interface Config {
     http: { perSubject: number; perAddress: number; burst: number };
     socket: {
       maxConnectionsPerAddress: number;
+      /** New sockets (upgrades) per second per client address, plus `connectBurst` per burst window. */
+      connectsPerSecond: number;
+      connectBurst: number;
       maxConnectionsPerSubject: number;
       maxSubscriptionsPerSocket: number;
       subscribePerSecond: number;
@@ -321,6 +326,8 @@ export function loadConfig(env: Env = process.env): Config {
       },
       socket: {
         maxConnectionsPerAddress: int(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_LIMITS.socket.maxConnectionsPerAddress, 1, 1_000_000),
+        connectsPerSecond: int(env, 'WS_CONNECTS_PER_SECOND', DEFAULT_LIMITS.socket.connectsPerSecond, 1, 100_000),
+        connectBurst: int(env, 'WS_CONNECT_BURST', DEFAULT_LIMITS.socket.connectBurst, 0, 1_000_000),
         maxConnectionsPerSubject: int(env, 'WS_MAX_CONNECTIONS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxConnectionsPerSubject, 1, 1_000_000),
         maxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', DEFAULT_LIMITS.socket.maxSubscriptionsPerSocket, 1, 100_000),
         subscribePerSecond: int(env, 'WS_SUBSCRIBE_PER_SECOND', DEFAULT_LIMITS.socket.subscribePerSecond, 1, 100_000),

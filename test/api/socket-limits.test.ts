@@ -109,6 +109,21 @@ describe('sockets per address', () => {
   });
 });
 
+describe('new sockets per address', () => {
+  it('answers upgrades beyond the rate of new sockets with 429 and Retry-After, before any handshake; another address gets in', async () => {
+    const server = await serve({ engine, host: '0.0.0.0', limits: { socket: { connectsPerSecond: 1, connectBurst: 1 } } });
+    const outcomes: Awaited<ReturnType<typeof upgradeOutcome>>[] = [];
+    for (let i = 0; i < 10; i++) outcomes.push(await upgradeOutcome(server.wsUrl));
+    // One from the burst, one per second of the steady rate: ten upgrades in a row take
+    // well under three seconds, so at most five get in whatever the machine's load.
+    const refused = outcomes.filter((o) => o !== 'open');
+    expect(outcomes[0]).toBe('open');
+    expect(refused.length).toBeGreaterThanOrEqual(5);
+    for (const o of refused) expect(o).toEqual({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) });
+    if (externalAddress) expect(await upgradeOutcome(server.wsUrl.replace('127.0.0.1', externalAddress))).toBe('open');
+  });
+});
+
 describe('sockets per subject', () => {
   it('closes a socket beyond its subject’s cap with 1013 Try Again Later; other subjects and a freed place get in', async () => {
     const server = await serve({ engine, limits: { socket: { maxConnectionsPerSubject: 2 } } });

@@ -34,6 +34,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * The graphql-ws socket's limits, each cheap to check and in this process's memory:
  * - sockets per address, counted from the upgrade (before any token): beyond it the
  *   upgrade is answered 429 with Retry-After;
+ * - new sockets per address (a rate with a burst allowance): beyond it the upgrade is
+ *   answered 429 with Retry-After too. A socket refused later (no token, a subject at its
+ *   cap) has already cost a handshake, its state and its timers; a flood of them from
+ *   one address is refused before any of that;
  * - sockets per subject, once its token verified: beyond it the socket closes with 1013;
  * - a socket closes with 4403 Forbidden when its token expires (a graphql-ws client
  *   retries 4403, with fresh connection params if it computes them; 4401 would end it);
@@ -53,6 +57,7 @@ export class SocketLimits {
   /** Per socket, its open dashboards: operation id to subject. */
   private readonly dashboardsBySocket = new WeakMap<WebSocket, Map<string, string>>();
   private readonly subscribes: KeyedRateLimiter;
+  private readonly connects: KeyedRateLimiter;
   /** RATE_LIMITED answers per socket in the current window. */
   private readonly refusals = new WeakMap<WebSocket, { count: number; sinceMs: number }>();
   /** Subjects refused new sockets, until when (ms). */
@@ -60,15 +65,24 @@ export class SocketLimits {
 
   constructor(readonly settings: SocketLimitSettings) {
     this.subscribes = new KeyedRateLimiter(settings.subscribePerSecond, settings.subscribeBurst);
+    this.connects = new KeyedRateLimiter(settings.connectsPerSecond, settings.connectBurst);
   }
 
-  /** For `new WebSocketServer({ verifyClient })`: refuses an upgrade from an address at its cap. */
+  /** For `new WebSocketServer({ verifyClient })`: refuses an upgrade from an address at its cap or over its rate of new sockets. */
   readonly verifyClient: VerifyClientCallbackAsync = (info, callback) => {
     const key = requestAddressKey(info.req);
-    if ((this.byAddress.get(key) ?? 0) < this.settings.maxConnectionsPerAddress) return callback(true);
-    callback(false, 429, `Too many sockets from this address (at most ${this.settings.maxConnectionsPerAddress})`, {
-      'Retry-After': String(FULL_RETRY_AFTER_SECONDS),
-    });
+    if ((this.byAddress.get(key) ?? 0) >= this.settings.maxConnectionsPerAddress) {
+      return callback(false, 429, `Too many sockets from this address (at most ${this.settings.maxConnectionsPerAddress})`, {
+        'Retry-After': String(FULL_RETRY_AFTER_SECONDS),
+      });
+    }
+    this.connects.take(key).then(
+      (waitSeconds) => {
+        if (waitSeconds === null) return callback(true);
+        callback(false, 429, `Too many new sockets from this address: ${this.connects.describe('new sockets')}`, { 'Retry-After': String(waitSeconds) });
+      },
+      () => callback(false, 503, 'Service Unavailable'),
+    );
   };
 
   /** Counts the server's sockets per address (install before the socket server's own listener). */
