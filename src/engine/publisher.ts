@@ -123,25 +123,37 @@ export class OutboxPublisher {
   }
 
   private async publishReserved(messages: readonly JobMessage[]): Promise<void> {
-    const ids = messages.map((m) => m.outboxId);
+    try {
+      const { confirmed, error } = await this.publishBatch(messages);
+      this.markSoon(confirmed);
+      if (error) this.wake();
+    } catch (markError) {
+      this.deps.logger.warn({ err: markError }, 'could not record a refused publish; the outbox republisher will send those rows again');
+    }
+  }
+
+  /**
+   * Publishes with confirms. On a failure, only what the transport did not take goes back
+   * to PENDING (a refusal names it; anything else counts for the whole batch): the rest is
+   * in the broker, and comes back as `confirmed` beside the `error`.
+   */
+  private async publishBatch(messages: readonly JobMessage[]): Promise<{ confirmed: string[]; error: unknown }> {
+    const ids = messages.map((m) => m.outboxId as string);
     const started = performance.now();
     try {
       await this.deps.transport.publish(messages);
     } catch (error) {
-      const refused = error instanceof PublishRefusedError ? new Set(error.refusedOutboxIds) : new Set(ids);
+      const refused = error instanceof PublishRefusedError ? new Set<string>(error.refusedOutboxIds) : new Set(ids);
       const failed = ids.filter((id) => refused.has(id));
+      const confirmed = ids.filter((id) => !refused.has(id));
       this.deps.logger.warn({ err: error, count: failed.length }, 'publish failed; rows go back to PENDING');
-      this.deps.metrics.published.add(ids.length - failed.length);
-      this.markSoon(ids.filter((id) => !refused.has(id)));
-      await markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS).then(
-        () => this.wake(),
-        (markError: unknown) => this.deps.logger.warn({ err: markError }, 'could not record a refused publish; the outbox republisher will send those rows again'),
-      );
-      return;
+      await markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
+      this.deps.metrics.published.add(confirmed.length);
+      return { confirmed, error };
     }
     this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
     this.deps.metrics.published.add(ids.length);
-    this.markSoon(ids);
+    return { confirmed: ids, error: null };
   }
 
   private markSoon(ids: readonly string[]): void {
@@ -179,25 +191,10 @@ export class OutboxPublisher {
         confirmed = [];
         if (rows.length === 0) return total;
         const messages: JobMessage[] = rows.map((r) => ({ outboxId: asOutboxId(r.id), jobId: asJobId(r.job_id), kind: r.kind }));
-        const ids = rows.map((r) => r.id);
-        const started = performance.now();
-        try {
-          await this.deps.transport.publish(messages);
-        } catch (error) {
-          // Only what the transport did not take goes back (a refusal names it; anything
-          // else counts for the whole batch): the rest is in the broker.
-          const refused = error instanceof PublishRefusedError ? new Set(error.refusedOutboxIds) : new Set(ids);
-          const failed = ids.filter((id) => refused.has(id));
-          confirmed = ids.filter((id) => !refused.has(id));
-          this.deps.logger.warn({ err: error, count: failed.length }, 'publish failed; rows go back to PENDING');
-          await markPublishFailed(this.sql, failed, error instanceof Error ? error.message : String(error), PUBLISH_RETRY_MS);
-          this.deps.metrics.published.add(confirmed.length);
-          throw error;
-        }
-        this.deps.metrics.publishDuration.record((performance.now() - started) / 1_000);
-        this.deps.metrics.published.add(ids.length);
-        total += ids.length;
-        confirmed = ids;
+        const outcome = await this.publishBatch(messages);
+        confirmed = outcome.confirmed;
+        if (outcome.error) throw outcome.error;
+        total += rows.length;
       }
     } finally {
       // Whatever happens next, what the broker confirmed is recorded (best effort: the
