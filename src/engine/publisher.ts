@@ -63,9 +63,14 @@ export class OutboxPublisher {
     this.sql = poolSql(deps.relaxedPool);
   }
 
-  /** Whether rows enqueued in this process may be written PUBLISHING and handed to `sendReserved`. */
+  /**
+   * Whether rows enqueued in this process may be written PUBLISHING and handed to
+   * `sendReserved`: while this publisher runs and its transport is connected. With the
+   * broker away, enqueues write PENDING rows for the publisher's passes, which back off
+   * (each reserved send would fail, log and write its rows back, one enqueue at a time).
+   */
   takesReserved(): boolean {
-    return this.running;
+    return this.running && this.deps.transport.connectionState() === 'connected';
   }
 
   async start(): Promise<void> {

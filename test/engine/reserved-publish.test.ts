@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { PUBLISH_RETRY_MS } from '../../src/engine/publisher';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
-import { PublishRefusedError } from '../../src/engine/transport/transport';
+import { PublishRefusedError, type ConnectionState } from '../../src/engine/transport/transport';
 import { JobStatus, type JobMessage } from '../../src/engine/types';
 import { buildEngine, createTestDb, outboxRows, waitForJob } from '../support/engine-harness';
 import { countSql } from '../support/sql-counter';
@@ -16,8 +16,16 @@ import { countSql } from '../support/sql-counter';
 /** The in-memory broker, refusing the next `refusals` publishes as a broker refuses an unroutable message. */
 class RefusingTransport extends InMemoryTransport {
   refusals = 0;
+  /** As a broker connection that dropped: not connected, every publish fails. */
+  away = false;
+  publishCalls = 0;
   readonly published: JobMessage[] = [];
+  override connectionState(): ConnectionState {
+    return this.away ? 'disconnected' : super.connectionState();
+  }
   override async publish(messages: readonly JobMessage[]): Promise<void> {
+    this.publishCalls++;
+    if (this.away) throw new Error('broker connection lost');
     if (this.refusals > 0) {
       this.refusals--;
       throw new PublishRefusedError('refused for the test', messages.map((m) => m.outboxId));
@@ -85,6 +93,29 @@ describe('enqueue in a process that publishes', () => {
     expect(transport.published.filter((m) => m.jobId === job.id)).toHaveLength(1);
     expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(PUBLISH_RETRY_MS - 100);
     expect((await outboxRows(ctx.db.pool, job.id)).map((r) => r.state)).toEqual(['COMPLETED']);
+  });
+
+  it('while the broker is away, an enqueue writes a PENDING row and tries no send of its own; a publisher pass sends it once the broker is back', async () => {
+    // Each statement text is prepared under a name of its own: the insert that writes
+    // PUBLISHING rows is named apart from the one that writes PENDING rows.
+    const insertName = (count: { texts: string[]; names: (string | null)[] }) => count.names[count.texts.findIndex((t) => t.startsWith('WITH req'))];
+    const connected = await countSql(() => engine.enqueue({ kind: 'PLAIN', input: { n: 30 } }));
+    await waitForJob(engine, connected.result.job.id);
+    transport.away = true;
+    let jobId: string;
+    try {
+      const callsBefore = transport.publishCalls;
+      const { result, count } = await countSql(() => engine.enqueue({ kind: 'PLAIN', input: { n: 3 } }));
+      jobId = result.job.id;
+      expect(insertName(count)).toBeTruthy();
+      expect(insertName(count)).not.toBe(insertName(connected.count));
+      // At most the pass the enqueue woke tried (and failed, and backs off); no send per enqueue.
+      expect(transport.publishCalls - callsBefore).toBeLessThanOrEqual(1);
+    } finally {
+      transport.away = false;
+    }
+    expect((await waitForJob(engine, jobId)).status).toBe(JobStatus.SUCCEEDED);
+    expect(transport.published.filter((m) => m.jobId === jobId)).toHaveLength(1);
   });
 
   it('a burst of enqueues is sent as each insert commits, every job exactly once', async () => {
