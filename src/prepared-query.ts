@@ -6,7 +6,7 @@
  * PostgreSQL must parse and plan on every call.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Batcher, BATCHES_IN_FLIGHT } from './engine/db/batcher';
+import { Batcher, BATCHES_IN_FLIGHT, statementPerBatch } from './engine/db/batcher';
 import { emSql, statementName } from './engine/db/sql';
 
 interface PgClient {
@@ -51,13 +51,13 @@ export interface LookupStatements {
 /**
  * A read of one row by key that many requests make at once (the starts' checks): the
  * keys asked for in the same turn — and while a statement is in flight — go together in
- * one prepared statement (see Batcher), so that N concurrent requests cost one round
- * trip instead of N. Both statements return each row with its key in `key`; a key with
- * no row gets undefined. A lone key runs `one`: PostgreSQL settles on a generic plan for
- * it after a few calls, while a statement matching an array of keys (`= ANY($1)`) gets a
- * custom plan on every call — planning the starts' checks costs more than running them,
- * which only a batch should pay. Inside a transaction of `em` it runs there, alone, so
- * it sees what that transaction wrote.
+ * one prepared statement (see Batcher and statementPerBatch), so that N concurrent
+ * requests cost one round trip instead of N. Both statements return each row with its
+ * key in `key`; a key with no row gets undefined. A lone key runs `one`: PostgreSQL
+ * settles on a generic plan for it after a few calls, while a statement matching an
+ * array of keys (`= ANY($1)`) gets a custom plan on every call — planning the starts'
+ * checks costs more than running them. Inside a transaction of `em` it runs there,
+ * alone, so it sees what that transaction wrote.
  */
 export function preparedLookup<Row extends { key: string }>(statements: LookupStatements): (em: EntityManager, key: string) => Promise<Row | undefined> {
   const batchers = new WeakMap<KnexClient, Batcher<string, Row>>();
@@ -67,11 +67,12 @@ export function preparedLookup<Row extends { key: string }>(statements: LookupSt
     let batcher = batchers.get(client);
     if (!batcher) {
       batcher = new Batcher<string, Row>(
-        async (keys) => {
-          const rows = keys.length === 1 ? await runPrepared<Row>(client, statements.one, keys) : await runPrepared<Row>(client, statements.many, [keys]);
-          const byKey = new Map(rows.map((row) => [row.key, row]));
-          return keys.map((k) => byKey.get(k));
-        },
+        statementPerBatch({
+          many: (keys) => runPrepared<Row>(client, statements.many, [keys]),
+          one: async (key) => (await runPrepared<Row>(client, statements.one, [key]))[0],
+          rowKey: (row) => row.key,
+          requestKey: (key) => key,
+        }),
         MAX_LOOKUP_BATCH,
         BATCHES_IN_FLIGHT,
       );

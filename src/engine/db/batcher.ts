@@ -79,6 +79,9 @@ export class Batcher<Request, Result> {
  * undefined). A statement that fails for a reason other than the database being away —
  * a value it refuses, one that cannot be serialised — is run again request by request
  * with `one`, so that one bad request fails alone and never those batched with it.
+ * A lone request runs `one` at once: `one` may be a statement with scalar parameters,
+ * whose plan PostgreSQL keeps, while a statement over arrays is planned on every call —
+ * a cost only a batch should pay.
  */
 export function statementPerBatch<Request, Row, ManyRow extends Row = Row>(statements: {
   many: (requests: Request[]) => Promise<ManyRow[]>;
@@ -87,12 +90,13 @@ export function statementPerBatch<Request, Row, ManyRow extends Row = Row>(state
   requestKey: (request: Request) => string;
 }): (requests: Request[]) => Promise<Array<Row | ItemFailure | undefined>> {
   return async (requests) => {
+    if (requests.length === 1) return [await statements.one(requests[0]!)];
     try {
       const rows = await statements.many(requests);
       const byKey = new Map<string, Row>(rows.map((row) => [statements.rowKey(row), row]));
       return requests.map((r) => byKey.get(statements.requestKey(r)));
     } catch (error) {
-      if (requests.length === 1 || isTransientDbError(error)) throw error;
+      if (isTransientDbError(error)) throw error;
       return Promise.all(requests.map((r) => statements.one(r).catch((itemError: unknown) => new ItemFailure(itemError))));
     }
   };

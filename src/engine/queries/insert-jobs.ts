@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { JobRow } from './job-row';
-import { insertJob, insertJobsSql, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
+import { insertJobsSql, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
 
 /**
  * Many jobs and their outbox rows in one statement that commits on its own (the
@@ -11,12 +11,6 @@ import { insertJob, insertJobsSql, type InsertedOutboxState, type InsertJobArgs 
  */
 export async function insertJobs(sql: Sql, jobs: readonly InsertJobArgs[], outboxState: InsertedOutboxState = 'PENDING'): Promise<JobRow[]> {
   if (jobs.length === 0) return [];
-  // One job: scalar parameters, whose plan PostgreSQL keeps; arrays would be planned on
-  // every call, which only a batch should pay (see preparedLookup).
-  if (jobs.length === 1) {
-    const row = await insertJob(sql, jobs[0]!, outboxState);
-    return row ? [row] : [];
-  }
   return sql<JobRow>(
     insertJobsSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`, outboxState),
     [
