@@ -18,6 +18,11 @@
  *   at nice 19: attackers are on machines of their own, so their CPU must not be taken
  *   from the service's two cores; they still get every idle moment, and the table's
  *   `sent` column shows whether each lane kept its pace.
+ * - Each of these processes runs in a session of its own (`ownSession` in
+ *   support/bench-child.ts): with the kernel's per-session scheduling groups, processes
+ *   sharing the benchmark's session would share one group's turn on the cores, and the
+ *   attackers' CPU would delay the API behind PostgreSQL and RabbitMQ whatever their nice
+ *   value. `--shared-session` keeps them in the benchmark's session, to compare.
  *
  * Phases: warm-up, a baseline of `--seconds` with only the honest client, then as long
  * under attack. Prints the honest client's query latency, event delay and subscribe
@@ -112,7 +117,11 @@ const API_ENV = Object.fromEntries(
   }),
 );
 const API_LOG = arg('api-log', '');
+/** Extra node flags for the API process, e.g. `--api-node-arg --max-semi-space-size=32` (repeatable; with `--api-log`, `--trace-gc`). */
+const API_EXTRA_NODE_ARGS = args('api-node-arg');
 const NO_BAR = flag('no-bar');
+/** Each child in a session of its own (see the header); `--shared-session` to compare. */
+const OWN_SESSION = !flag('shared-session');
 /** Print, for each outcome, the first error message or close reason seen with it. */
 const EXAMPLES = flag('examples');
 /** Write a CPU profile of the API process (the whole run) to test-output/profiles/. */
@@ -242,14 +251,14 @@ async function main(): Promise<void> {
       path.join(DIST, 'support', 'subscriptions-api.js'),
       API_NODE_ARGS,
       { ...common, ROLE: 'worker', [TEST_KINDS_ENV]: STAND_IN_KIND, [`JOB_CONSUMERS_${STAND_IN_KIND}`]: String(CONSUMERS), DB_POOL_SIZE: '20' },
-      { log },
+      { log, ownSession: OWN_SESSION },
     );
     children.push(worker as never);
     const workerReady = worker.wait('ready', 60_000);
     const profileDir = path.join(ROOT, 'test-output', 'profiles');
     if (PROFILE) fs.mkdirSync(profileDir, { recursive: true });
-    const apiNodeArgs = [...API_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-    api = new Child<ToApi, FromApi>('API process', path.join(DIST, 'support', 'subscriptions-api.js'), apiNodeArgs, { ...common, ROLE: 'api', DB_POOL_SIZE: '20', ...API_ENV }, { log });
+    const apiNodeArgs = [...API_NODE_ARGS, ...API_EXTRA_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+    api = new Child<ToApi, FromApi>('API process', path.join(DIST, 'support', 'subscriptions-api.js'), apiNodeArgs, { ...common, ROLE: 'api', DB_POOL_SIZE: '20', ...API_ENV }, { log, ownSession: OWN_SESSION });
     children.push(api as never);
     if (API_LOG) {
       const file = fs.createWriteStream(API_LOG);
@@ -267,7 +276,7 @@ async function main(): Promise<void> {
     // --- the honest client ---------------------------------------------------------------
     const authenticator = new Authenticator(jwt);
     const subject = 'bench-honest';
-    honest = new Child<ToHonest, FromHonest>('honest client', path.join(DIST, 'support', 'hostile-honest.js'), [], {}, { log });
+    honest = new Child<ToHonest, FromHonest>('honest client', path.join(DIST, 'support', 'hostile-honest.js'), [], {}, { log, ownSession: OWN_SESSION });
     children.push(honest as never);
     const honestStarted = honest.wait('started', 120_000);
     honest.send({
@@ -326,7 +335,7 @@ async function main(): Promise<void> {
     await sleep(500); // the forced gc's pause must not count in the next phase
 
     // --- under attack -----------------------------------------------------------------------------
-    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS });
+    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION });
     children.push(attacker as never);
     await sleep(300);
     log(`under attack: ${SECONDS} s of ${ATTACK_NAMES.join(', ')}`);
@@ -425,7 +434,7 @@ async function main(): Promise<void> {
 /** The longest stall and how much of it the API itself computed (the rest it waited for a core). */
 function longestStall(stats: Stats): string {
   const longest = stats.stalls.reduce<Stats['stalls'][number] | null>((a, x) => (!a || x.gapMs > a.gapMs ? x : a), null);
-  return longest ? `; longest stall ${longest.gapMs} ms, ${longest.cpuMs} ms of it the API's own CPU` : '';
+  return longest ? `; longest stall ${longest.gapMs} ms: ${longest.cpuMs} ms the API's own work, ${longest.waitMs} ms waiting for a core` : '';
 }
 
 function counts(record: Record<string, number>): string {
@@ -474,7 +483,7 @@ function printReport(r: {
   ];
   if (honestErrors(b.honest)) lines.push(`honest failures, baseline: ${counts({ ...b.honest.queries.errors, ...b.honest.subscribes.errors })}`);
   if (honestErrors(a.honest)) lines.push(`honest failures, under attack: ${counts({ ...a.honest.queries.errors, ...a.honest.subscribes.errors })}`);
-  if (a.api.stalls.length) lines.push(`API stalls under attack (timer ≥ 50 ms late: wall ms / CPU ms the API used meanwhile): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);
+  if (a.api.stalls.length) lines.push(`API stalls under attack (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);
   lines.push(
     `After the attack: its last operation answered (or timed out) and /health/live answering ${r.recovery.toFixed(1)} s after the phase ended (/health/live took ${r.recoveredMs === null ? 'NO ANSWER' : `${Math.round(r.recoveredMs)} ms`}).`,
     '',

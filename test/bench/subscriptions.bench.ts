@@ -370,7 +370,7 @@ function printReport(r: {
     `API garbage collection while emitting: ${g.minor} minor (${g.minorMs.toFixed(0)} ms in all), ${g.major} major (${g.majorMs.toFixed(0)} ms in all, longest ${g.longestMajorMs.toFixed(0)} ms)`,
   );
   if (r.apiStats.stalls.length) {
-    lines.push(`API stalls while emitting (timer ≥ 50 ms late: wall ms / CPU ms the API used meanwhile): ${r.apiStats.stalls.map((x) => `${x.gapMs}/${x.cpuMs}`).join(', ')}`);
+    lines.push(`API stalls while emitting (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${r.apiStats.stalls.map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}`);
   } else lines.push('API stalls while emitting: none ≥ 50 ms');
   lines.push(
     report.stalls.length

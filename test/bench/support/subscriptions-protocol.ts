@@ -9,7 +9,7 @@ export type ToApi = { type: 'heap'; id: number } | { type: 'stats'; id: number }
 export type FromApi =
   | { type: 'ready'; url: string; pid: number }
   | { type: 'heap'; id: number; heapUsed: number; rss: number; external: number; arrayBuffers: number }
-  | { type: 'stats'; id: number; loopDelayP50Ms: number; loopDelayP99Ms: number; loopDelayMaxMs: number; cpuUserMs: number; cpuSystemMs: number; stalls: { atMs: number; gapMs: number; cpuMs: number }[]; gcs: { minor: number; minorMs: number; major: number; majorMs: number; longestMajorMs: number }; heapUsed: number; heapUsedPeak: number }
+  | { type: 'stats'; id: number; loopDelayP50Ms: number; loopDelayP99Ms: number; loopDelayMaxMs: number; cpuUserMs: number; cpuSystemMs: number; stalls: { atMs: number; gapMs: number; cpuMs: number; waitMs: number }[]; gcs: { minor: number; minorMs: number; major: number; majorMs: number; longestMajorMs: number }; heapUsed: number; heapUsedPeak: number }
   | { type: 'stopped' }
   | { type: 'failed'; error: string };
 
