@@ -67,7 +67,7 @@ const refuseAs =
  * (list sizes, page arguments); `complexityError` prices operations instead. Armor's
  * token limit re-parses the text; the parser's own `maxTokens` (see `parseOptions`) does
  * it in the one parse. Refusals are reported as typed errors: QUERY_TOO_DEEP,
- * QUERY_TOO_COMPLEX.
+ * QUERY_TOO_COMPLEX. None reads type information: `documentCheck` runs them without it.
  */
 export function shapeRules(limits: QueryLimits): ValidationRule[] {
   const quiet = { propagateOnRejection: false, exposeLimits: true } as const;
