@@ -49,7 +49,7 @@ export const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS
 
 /** Per-client limits of the API, sized for an office (many people, a few tabs each). */
 export const DEFAULT_LIMITS = {
-  http: { perSubject: 20, perAddress: 10, burst: 200 },
+  http: { perSubject: 20, perAddress: 10, burst: 200, refusalCost: 5 },
   socket: {
     maxConnectionsPerAddress: 128,
     connectsPerSecond: 10,
@@ -103,7 +103,8 @@ export interface Config {
   };
   /** Rate limits per caller (HTTP operations, socket subscribes) and socket caps; see the README's "Limits". */
   limits: {
-    http: { perSubject: number; perAddress: number; burst: number };
+    /** `refusalCost`: what a refused operation (HTTP 400, 401, 403, 413) spends of the allowance; any other spends 1. */
+    http: { perSubject: number; perAddress: number; burst: number; refusalCost: number };
     socket: {
       maxConnectionsPerAddress: number;
       /** New sockets (upgrades) per second per client address, plus `connectBurst` per burst window. */
@@ -323,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
         perSubject: int(env, 'RATE_LIMIT_PER_SUBJECT', DEFAULT_LIMITS.http.perSubject, 1, 100_000),
         perAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', DEFAULT_LIMITS.http.perAddress, 1, 100_000),
         burst: int(env, 'RATE_LIMIT_BURST', DEFAULT_LIMITS.http.burst, 0, 1_000_000),
+        refusalCost: int(env, 'RATE_LIMIT_REFUSAL_COST', DEFAULT_LIMITS.http.refusalCost, 1, 1_000),
       },
       socket: {
         maxConnectionsPerAddress: int(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_LIMITS.socket.maxConnectionsPerAddress, 1, 1_000_000),

@@ -7,6 +7,9 @@ import { KeyedRateLimiter } from './rate-limiter';
 
 export type HttpRateLimitSettings = Config['limits']['http'];
 
+/** Answers that refuse an operation before it runs: bad document or body (400), bad token (401, 403), body too large (413). */
+const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
+
 /**
  * Rate limit of GraphQL operations over HTTP, in front of body parsing: a caller with a
  * valid token spends its subject's allowance wherever it connects from; everyone else
@@ -14,8 +17,16 @@ export type HttpRateLimitSettings = Config['limits']['http'];
  * with `Retry-After` and a RATE_LIMITED error. Keying by a subject only once its token
  * verified means nobody can spend another person's allowance. The verified subject (or
  * null) is left in `res.locals.subject` for the body limit after it (`callerBodyLimit`).
+ *
+ * An operation answered with a refusal (`REFUSED_STATUSES`: a document the checks refuse,
+ * a body over its limit, a token that does not verify) spends `refusalCost` of the
+ * allowance, not 1: each took a body read, a parse and checks, where a 429 takes none of
+ * them, so a caller that sends only what is refused reaches its limit that many times
+ * sooner and costs the API little after. A client with an occasional bad query is not
+ * slowed (the burst allowance covers it).
  */
 export function httpRateLimit(options: { settings: HttpRateLimitSettings; authenticator: Authenticator }): RequestHandler {
+  const extraForRefusal = options.settings.refusalCost - 1;
   const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
   const byAddress = new KeyedRateLimiter(options.settings.perAddress, options.settings.burst);
   return async (req, res, next) => {
@@ -31,13 +42,21 @@ export function httpRateLimit(options: { settings: HttpRateLimitSettings; authen
     }
     res.locals.subject = subject;
     const limiter = subject !== null ? bySubject : byAddress;
+    const key = subject !== null ? subject : requestAddressKey(req);
     let waitSeconds: number | null;
     try {
-      waitSeconds = await limiter.take(subject !== null ? subject : requestAddressKey(req));
+      waitSeconds = await limiter.take(key);
     } catch (error) {
       return next(error);
     }
-    if (waitSeconds === null) return next();
+    if (waitSeconds === null) {
+      if (extraForRefusal > 0) {
+        res.once('finish', () => {
+          if (REFUSED_STATUSES.has(res.statusCode)) void limiter.spend(key, extraForRefusal);
+        });
+      }
+      return next();
+    }
     const who = subject !== null ? 'for this token' : 'from this address without a valid token';
     res
       .status(429)

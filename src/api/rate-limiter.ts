@@ -31,6 +31,15 @@ export class KeyedRateLimiter {
     }
   }
 
+  /** Spends `points` more of `key`'s allowance, as far as it goes: an allowance spent beyond empty refuses the caller's next actions. */
+  async spend(key: string, points: number): Promise<void> {
+    try {
+      await this.limiter.consume(key, points);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    }
+  }
+
   describe(what: string): string {
     return `at most ${this.perSecond} ${what} per second${this.burst > 0 ? `, plus ${this.burst} per ${BURST_WINDOW_SECONDS} s in bursts` : ''}`;
   }

@@ -93,6 +93,52 @@ describe('HTTP rate limit', () => {
     expect(await ask(server.tokens.scheduler)).toMatchObject({ status: 200, code: 'ok' });
   });
 
+  it('a refused operation spends RATE_LIMIT_REFUSAL_COST of the allowance, an accepted one 1', async () => {
+    // 3 a second, no burst; a refusal spends all 3. Within one second (retried in the
+    // unlikely case the two requests straddle a window), the refused subject's next
+    // operation is 429 while a subject whose operations were accepted still has room.
+    const strict = await startTestApiServer({ engine, limits: { http: { perSubject: 3, perAddress: 3, burst: 0, refusalCost: 3 } } });
+    const refuse = (token: string) =>
+      fetch(`${strict.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: '{ noSuchField }' }),
+      });
+    const askStrict = async (token: string) => {
+      const response = await fetch(`${strict.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: '{ messagingHealth { status } }' }),
+      });
+      const body = (await response.json()) as { errors?: { extensions: { code: string } }[] };
+      return { status: response.status, code: body.errors?.[0]?.extensions.code ?? 'ok' };
+    };
+    try {
+      const subjects = [
+        [strict.tokens.scheduler, strict.tokens.admin],
+        [strict.tokens.otherViewer, strict.tokens.readAllViewer],
+      ] as const;
+      let checked = false;
+      for (const [refused, accepted] of subjects) {
+        const started = Date.now();
+        expect((await refuse(refused)).status).toBe(400);
+        const afterRefusal = await askStrict(refused);
+        const acceptedTwice = [await askStrict(accepted), await askStrict(accepted)];
+        if (Date.now() - started > 800) continue;
+        expect(afterRefusal).toEqual({ status: 429, code: 'RATE_LIMITED' });
+        expect(acceptedTwice).toEqual([
+          { status: 200, code: 'ok' },
+          { status: 200, code: 'ok' },
+        ]);
+        checked = true;
+        break;
+      }
+      expect(checked).toBe(true);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('the default limits let a page-load of queries through (sized for an office, not for these tests)', async () => {
     const roomy = await startTestApiServer({ engine });
     try {
