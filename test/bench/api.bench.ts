@@ -1,5 +1,5 @@
 /**
- * API enqueue benchmark: `npm run bench:api [-- --seconds 5 --plans 40000 --profile]`.
+ * API enqueue benchmark: `npm run bench:api [-- --seconds 5 --plans 40000 --profile --shared-session]`.
  *
  * - a fresh database with the migrations applied, the demo term (the size a first start
  *   loads) and enough DRAFT plans of it that every start has a plan of its own (one
@@ -174,7 +174,9 @@ async function main(): Promise<void> {
         // The per-token allowance is for people; the bench's clients are machines.
         RATE_LIMIT_PER_SUBJECT: '100000',
       },
-      { log },
+      // As on a machine of its own, apart from the clients in this process (see
+      // `ownSession`); `--shared-session` keeps it in the benchmark's session, to compare.
+      { log, ownSession: !flag('shared-session') },
     );
     children.push(api as never);
     const ready = await api.wait('ready', 60_000);

@@ -29,13 +29,14 @@ export interface ChildOptions {
   niceness?: number;
   /**
    * Runs the child as if on a machine of its own: in a session of its own, whose
-   * scheduling group gets the child's nice value (`niceness`, else this process's). Where
-   * the kernel groups processes by session (`/proc/sys/kernel/sched_autogroup_enabled`), a
-   * nice value orders a process only within its group, the groups share the cores by
-   * their own nice values, and PostgreSQL and RabbitMQ are each a group of their own:
-   * children left in the benchmark's session share one group's turn on the cores, so an
-   * attacker's CPU delays the service it stands apart from, and `nice -n -10` on the
-   * benchmark puts the service no earlier than the broker.
+   * scheduling group gets the child's nice value (`niceness`, else this process's, e.g.
+   * -10 under `nice -n -10`). Where the kernel groups processes by session
+   * (`/proc/sys/kernel/sched_autogroup_enabled`), a nice value orders a process only
+   * within its group and the groups share the cores by their own nice values; PostgreSQL
+   * and RabbitMQ are each a group of their own. Children left in the benchmark's session
+   * share one group's turn on the cores, so an attacker's CPU delays the service it
+   * stands apart from, and `nice -n -10` on the benchmark puts the service no earlier
+   * than the broker.
    */
   ownSession?: boolean;
 }
