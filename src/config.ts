@@ -49,7 +49,7 @@ export const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS
 
 /** Per-client limits of the API, sized for an office (many people, a few tabs each). */
 export const DEFAULT_LIMITS = {
-  http: { perSubject: 20, perAddress: 10, burst: 200, refusalCost: 5 },
+  http: { perSubject: 20, perAddress: 10, burst: 200 },
   socket: {
     maxConnectionsPerAddress: 128,
     connectsPerSecond: 10,
@@ -61,6 +61,7 @@ export const DEFAULT_LIMITS = {
     maxEventCost: 20,
     maxDashboardsPerSubject: 4,
   },
+  refusalCost: 5,
 } as const;
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
@@ -103,8 +104,7 @@ export interface Config {
   };
   /** Rate limits per caller (HTTP operations, socket subscribes) and socket caps; see the README's "Limits". */
   limits: {
-    /** `refusalCost`: what a refused operation (HTTP 400, 401, 403, 413) spends of the allowance; any other spends 1. */
-    http: { perSubject: number; perAddress: number; burst: number; refusalCost: number };
+    http: { perSubject: number; perAddress: number; burst: number };
     socket: {
       maxConnectionsPerAddress: number;
       /** New sockets (upgrades) per second per client address, plus `connectBurst` per burst window. */
@@ -117,6 +117,8 @@ export interface Config {
       maxEventCost: number;
       maxDashboardsPerSubject: number;
     };
+    /** What an operation refused before it runs spends of its caller's allowance (HTTP operations, socket subscribes); any other spends 1. */
+    refusalCost: number;
   };
   ops: { access: OpsAccess; token: string | undefined };
   graphql: {
@@ -324,7 +326,6 @@ export function loadConfig(env: Env = process.env): Config {
         perSubject: int(env, 'RATE_LIMIT_PER_SUBJECT', DEFAULT_LIMITS.http.perSubject, 1, 100_000),
         perAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', DEFAULT_LIMITS.http.perAddress, 1, 100_000),
         burst: int(env, 'RATE_LIMIT_BURST', DEFAULT_LIMITS.http.burst, 0, 1_000_000),
-        refusalCost: int(env, 'RATE_LIMIT_REFUSAL_COST', DEFAULT_LIMITS.http.refusalCost, 1, 1_000),
       },
       socket: {
         maxConnectionsPerAddress: int(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_LIMITS.socket.maxConnectionsPerAddress, 1, 1_000_000),
@@ -337,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
         maxEventCost: int(env, 'WS_MAX_EVENT_COST', DEFAULT_LIMITS.socket.maxEventCost, 1, 1_000_000),
         maxDashboardsPerSubject: int(env, 'WS_MAX_DASHBOARDS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxDashboardsPerSubject, 1, 100_000),
       },
+      refusalCost: int(env, 'RATE_LIMIT_REFUSAL_COST', DEFAULT_LIMITS.refusalCost, 1, 1_000),
     },
     ops: opsAccess(env, production),
     graphql: {

@@ -25,8 +25,8 @@ const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
  * sooner and costs the API little after. A client with an occasional bad query is not
  * slowed (the burst allowance covers it).
  */
-export function httpRateLimit(options: { settings: HttpRateLimitSettings; authenticator: Authenticator }): RequestHandler {
-  const extraForRefusal = options.settings.refusalCost - 1;
+export function httpRateLimit(options: { settings: HttpRateLimitSettings; refusalCost: number; authenticator: Authenticator }): RequestHandler {
+  const extraForRefusal = options.refusalCost - 1;
   const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
   const byAddress = new KeyedRateLimiter(options.settings.perAddress, options.settings.burst);
   return async (req, res, next) => {

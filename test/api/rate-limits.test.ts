@@ -97,7 +97,7 @@ describe('HTTP rate limit', () => {
     // 3 a second, no burst; a refusal spends all 3. Within one second (retried in the
     // unlikely case the two requests straddle a window), the refused subject's next
     // operation is 429 while a subject whose operations were accepted still has room.
-    const strict = await startTestApiServer({ engine, limits: { http: { perSubject: 3, perAddress: 3, burst: 0, refusalCost: 3 } } });
+    const strict = await startTestApiServer({ engine, limits: { http: { perSubject: 3, perAddress: 3, burst: 0 }, refusalCost: 3 } });
     const refuse = (token: string) =>
       fetch(`${strict.url}/graphql`, {
         method: 'POST',

@@ -239,6 +239,41 @@ describe('operations per socket and the subscribe rate', () => {
     expect(limited[0]!.errors[0]!.extensions!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     for (const s of sockets) s.socket.close();
   });
+
+  it('a subscribe refused by the document checks spends RATE_LIMIT_REFUSAL_COST of the subject’s allowance, an accepted one 1', async () => {
+    // 3 a second, no burst; a refusal spends all 3 (retried in the unlikely case the
+    // messages straddle a one-second window).
+    const server = await serve({ engine, limits: { socket: { subscribePerSecond: 3, subscribeBurst: 0 }, refusalCost: 3 } });
+    const progress = 'subscription ($id: ID!) { jobProgress(jobId: $id) { sequence } }';
+    const answer = async (socket: Awaited<ReturnType<typeof initialised>>, id: string, payload: Record<string, unknown>) => {
+      socket.send({ id, type: 'subscribe', payload });
+      await waitUntil(() => firstAnswers(socket.messages).has(id));
+      return firstAnswers(socket.messages).get(id)!.code;
+    };
+    const pairs = [
+      [server.tokens.viewer, server.tokens.admin],
+      [server.tokens.otherViewer, server.tokens.readAllViewer],
+    ] as const;
+    let checked = false;
+    for (const [refusedToken, acceptedToken] of pairs) {
+      const refused = await initialised(server.wsUrl, refusedToken);
+      const accepted = await initialised(server.wsUrl, acceptedToken);
+      const started = Date.now();
+      const codes = [
+        await answer(refused, 'bad', { query: 'subscription { noSuchField }' }),
+        await answer(refused, 'after', { query: progress, variables: { id: randomUUID() } }),
+        await answer(accepted, 'one', { query: progress, variables: { id: randomUUID() } }),
+        await answer(accepted, 'two', { query: progress, variables: { id: randomUUID() } }),
+      ];
+      refused.socket.close();
+      accepted.socket.close();
+      if (Date.now() - started > 800) continue;
+      expect(codes).toEqual(['GRAPHQL_VALIDATION_FAILED', 'RATE_LIMITED', 'NOT_FOUND', 'NOT_FOUND']);
+      checked = true;
+      break;
+    }
+    expect(checked).toBe(true);
+  });
 });
 
 describe('dashboards per subject', () => {

@@ -64,7 +64,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
   return async (app, server) => {
     const { engine, logger, auth, settings } = options;
     const limits = options.limits ?? DEFAULT_LIMITS;
-    const socketLimits = new SocketLimits(limits.socket);
+    const socketLimits = new SocketLimits(limits.socket, limits.refusalCost);
     const schema = await buildApiSchema();
     const hub = new JobEventHub(engine);
     // Lost events of watched jobs are made good by reading those jobs again.
@@ -138,7 +138,10 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
             cost = priced.cost;
             return priced.error ?? socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
           });
-          if (Array.isArray(checked)) return checked;
+          if (Array.isArray(checked)) {
+            socketLimits.documentRefused(viewer);
+            return checked;
+          }
           const document = checked;
           const overDashboards = socketLimits.claimDashboard(ctx.extra.socket, id, viewer, document, payload.operationName);
           if (overDashboards) return [overDashboards];
@@ -220,7 +223,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
-      httpRateLimit({ settings: limits.http, authenticator: auth.authenticator }),
+      httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator }),
       ...callerBodyLimit(settings),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
       expressMiddleware(apollo, {

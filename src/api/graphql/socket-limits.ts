@@ -46,6 +46,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *   a socket that keeps sending after REFUSALS_BEFORE_CLOSE of those is closed (1008),
  *   and its subject's new sockets are closed at connection_init (1013) for
  *   FLOOD_PENALTY_SECONDS: a flood costs a refused socket, not an answer per message;
+ * - a subscribe whose document the checks refuse (parse, validation, depth, cost) spends
+ *   `refusalCost` of its subject's subscribe allowance, not 1 (as an HTTP refusal does);
  * - the cost of a subscription's selection, paid again on every event, within a
  *   per-event budget (QUERY_TOO_COMPLEX);
  * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED).
@@ -63,7 +65,11 @@ export class SocketLimits {
   /** Subjects refused new sockets, until when (ms). */
   private readonly penalised = new Map<string, number>();
 
-  constructor(readonly settings: SocketLimitSettings) {
+  constructor(
+    readonly settings: SocketLimitSettings,
+    /** What a subscribe refused by the document checks spends of its subject's allowance (`documentRefused`). */
+    private readonly refusalCost = 1,
+  ) {
     this.subscribes = new KeyedRateLimiter(settings.subscribePerSecond, settings.subscribeBurst);
     this.connects = new KeyedRateLimiter(settings.connectsPerSecond, settings.connectBurst);
   }
@@ -153,6 +159,11 @@ export class SocketLimits {
       `Too many subscribe messages for this token: ${this.subscribes.describe('subscribes')}; try again in ${waitSeconds} s`,
       { retryAfterSeconds: waitSeconds },
     );
+  }
+
+  /** A subscribe whose document was refused spends `refusalCost` in all (1 was taken on arrival). */
+  documentRefused(viewer: Viewer): void {
+    if (this.refusalCost > 1) void this.subscribes.spend(viewer.subject, this.refusalCost - 1);
   }
 
   /**
