@@ -7,7 +7,7 @@ import { KeyedRateLimiter } from './rate-limiter';
 
 export type HttpRateLimitSettings = Config['limits']['http'];
 
-/** Answers that refuse an operation before it runs: bad document or body (400), bad token (401, 403), body too large (413). */
+/** Answers that refuse an operation before it runs: bad document or body (400), a token that does not verify (401) or may not call (403), body too large (413). */
 const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
 
 /**
@@ -19,7 +19,7 @@ const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
  * null) is left in `res.locals.subject` for the body limit after it (`callerBodyLimit`).
  *
  * An operation answered with a refusal (`REFUSED_STATUSES`: a document the checks refuse,
- * a body over its limit, a token that does not verify) spends `refusalCost` of the
+ * a body over its limit, a bad token) spends `refusalCost` of the
  * allowance, not 1: each took a body read, a parse and checks, where a 429 takes none of
  * them, so a caller that sends only what is refused reaches its limit that many times
  * sooner and costs the API little after. A client with an occasional bad query is not

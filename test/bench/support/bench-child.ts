@@ -44,7 +44,13 @@ export interface ChildOptions {
 /** The nice value of the scheduling group of a session's leader, where the kernel has such groups (see `ChildOptions.ownSession`). */
 function setGroupNiceness(pid: number, niceness: number): void {
   const autogroup = `/proc/${pid}/autogroup`;
-  if (existsSync(autogroup)) writeFileSync(autogroup, String(niceness));
+  if (!existsSync(autogroup)) return;
+  try {
+    writeFileSync(autogroup, String(niceness));
+  } catch {
+    // A value below the group's needs CAP_SYS_NICE (as `nice -n -10` does): the child
+    // keeps a session of its own at the default.
+  }
 }
 
 /** A child process with an IPC channel, started through a shell that raises its file limit. */
@@ -67,7 +73,7 @@ export class Child<In, Out extends { type: string }> {
       cwd: repositoryRoot(),
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      // setsid(): a session, and so an autogroup, of its own (see `niceness`).
+      // setsid(): a session, and so a scheduling group, of its own (see `ownSession`).
       detached: options.ownSession === true,
     });
     const pid = this.process.pid;

@@ -13,6 +13,7 @@ export interface ThreadTimes {
   waitMs: number;
 }
 
+/** A reader of the times of the thread that calls this (the file is opened here: `thread-self` is that thread). */
 export function threadClock(): () => ThreadTimes {
   let fd: number | null = null;
   try {
