@@ -4,7 +4,7 @@ import { insertJob, type InsertedOutboxState, type InsertJobArgs } from './queri
 import { insertJobs } from './queries/insert-jobs';
 import type { JobRow } from './queries/job-row';
 import type { OutboxPublisher } from './publisher';
-import { asJobId, asOutboxId } from './types';
+import { asJobId, asOutboxId, OutboxState } from './types';
 
 type InsertBatch = (requests: InsertJobArgs[]) => Promise<Array<JobRow | ItemFailure | undefined>>;
 
@@ -14,7 +14,7 @@ type InsertBatch = (requests: InsertJobArgs[]) => Promise<Array<JobRow | ItemFai
  * gets no row (its caller reads why); a job the statement refuses is retried alone, so
  * it never fails the jobs batched with it.
  */
-export function insertJobBatch(sql: Sql, outboxState: InsertedOutboxState = 'PENDING'): InsertBatch {
+export function insertJobBatch(sql: Sql, outboxState: InsertedOutboxState = OutboxState.PENDING): InsertBatch {
   return statementPerBatch({
     many: (requests) => insertJobs(sql, requests, outboxState),
     one: (request) => insertJob(sql, request, outboxState),
@@ -31,8 +31,8 @@ export function insertJobBatch(sql: Sql, outboxState: InsertedOutboxState = 'PEN
  * publisher is woken, as any enqueue wakes it.
  */
 export function insertAndSendJobBatch(sql: Sql, publisher: OutboxPublisher): InsertBatch {
-  const pending = insertJobBatch(sql, 'PENDING');
-  const reserved = insertJobBatch(sql, 'PUBLISHING');
+  const pending = insertJobBatch(sql, OutboxState.PENDING);
+  const reserved = insertJobBatch(sql, OutboxState.PUBLISHING);
   return async (requests) => {
     if (!publisher.takesReserved()) {
       const results = await pending(requests);

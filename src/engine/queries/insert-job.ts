@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql';
+import { OutboxState } from '../types';
 import { JOB_COLUMNS, type JobRow } from './job-row';
 
 export interface InsertJobArgs {
@@ -18,7 +19,7 @@ export interface InsertJobArgs {
  * target): the caller reads why, and its transaction, never aborted by a unique
  * violation, stays usable. Scalar parameters: PostgreSQL keeps the statement's plan.
  */
-export async function insertJob(sql: Sql, args: InsertJobArgs, outboxState: InsertedOutboxState = 'PENDING'): Promise<JobRow | undefined> {
+export async function insertJob(sql: Sql, args: InsertJobArgs, outboxState: InsertedOutboxState = OutboxState.PENDING): Promise<JobRow | undefined> {
   const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, outboxState), [
     args.jobId,
     args.outboxId,
@@ -39,7 +40,7 @@ export async function insertJob(sql: Sql, args: InsertJobArgs, outboxState: Inse
  * confirms leaves the row exactly as a publisher dying mid-publish does: the outbox
  * republisher sends it again once it is stranded.
  */
-export type InsertedOutboxState = 'PENDING' | 'PUBLISHING';
+export type InsertedOutboxState = OutboxState.PENDING | OutboxState.PUBLISHING;
 
 /**
  * The statement of `insertJob` and `insertJobs`, given the rows to insert as

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/sql';
+import { OutboxState } from '../types';
 import type { JobRow } from './job-row';
 import { insertJobsSql, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
 
@@ -9,7 +10,7 @@ import { insertJobsSql, type InsertedOutboxState, type InsertJobArgs } from './i
  * so that one taken key never fails the others. Rows come back in no particular order;
  * match them by `id`.
  */
-export async function insertJobs(sql: Sql, jobs: readonly InsertJobArgs[], outboxState: InsertedOutboxState = 'PENDING'): Promise<JobRow[]> {
+export async function insertJobs(sql: Sql, jobs: readonly InsertJobArgs[], outboxState: InsertedOutboxState = OutboxState.PENDING): Promise<JobRow[]> {
   if (jobs.length === 0) return [];
   return sql<JobRow>(
     insertJobsSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`, outboxState),
