@@ -72,7 +72,10 @@ describe.runIf(requireChromium('test/api/browser.test.ts'))('GraphiQL in headles
     expect(health).toEqual({ data: { messagingHealth: { status: expect.any(String), transport: { name: 'in-memory' } } } });
 
     // --- a subscription for a job this test starts ------------------------------
-    const { job } = await engine.enqueue({ kind: JobKind.AUTOMATIC_SCHEDULE, input: { steps: 8, stepMs: 250 }, requestedBy: 'browser-test' });
+    // The job starts now, before the page has subscribed (typing, parsing, the socket's
+    // start: seconds on a busy machine): it runs long enough, 9 steps × 700 ms, that the
+    // page still sees several of its events whenever the subscription starts.
+    const { job } = await engine.enqueue({ kind: JobKind.AUTOMATIC_SCHEDULE, input: { steps: 9, stepMs: 700 }, requestedBy: 'browser-test' });
     const subscription = `subscription Watch {\n  jobProgress(jobId: "${job.id}") {\n    sequence\n    reason\n    status\n    currentStep\n    progress\n    message\n  }\n}\n`;
     await replaceQuery(page, subscription);
     await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: 10_000 }).toContain(job.id);
