@@ -86,6 +86,11 @@ describe('the benchmarks build and run', () => {
     for (const row of ['startAutomaticSchedule over HTTP, 16 clients', 'startAutomaticSchedule over HTTP, 1 client', 'engine.enqueue, 16 callers', 'graphile-worker addJob, 16 callers']) {
       expect(output).toMatch(new RegExp(`${row}\\s+[\\d,]+\\s+[\\d,.]+\\s+[\\d,.]+\\s+\\d+\\.\\d\\d`));
     }
+    // Every one-client start was matched with the API's own timing of it.
+    const split = /all (\d+) starts: [\d.]+ ms = [\d.]+ held by the API \(its main thread ran [\d.]+/.exec(output);
+    expect(split, output).not.toBeNull();
+    expect(Number(split![1])).toBeGreaterThan(0);
+    expect(output).toMatch(/slowest 1 % \(\d+\): [\d.]+ ms = [\d.]+ held by the API/);
     expect(output).toContain('Failed requests: 0. API process: clean exit (0).');
     expect(output).toContain('Reproduce: npm run bench:api -- --seconds 1 --plans 20000');
   }, 180_000);

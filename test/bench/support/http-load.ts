@@ -5,6 +5,7 @@
  * caller's own check); a wrong answer is counted and the first few are kept.
  */
 import http from 'node:http';
+import { REQUEST_TAG_HEADER } from './request-timings';
 
 export interface HttpLoadOptions {
   url: string;
@@ -16,6 +17,8 @@ export interface HttpLoadOptions {
   body: () => string | null;
   /** Throws when the parsed answer is not what the mutation must return. */
   check: (answer: { data?: unknown; errors?: unknown[] }) => void;
+  /** Tag each request (see request-timings.ts) and return each tag with its latency. */
+  tag?: boolean;
 }
 
 export interface LoadResult {
@@ -25,9 +28,11 @@ export interface LoadResult {
   seconds: number;
   /** Sorted latencies, ms. */
   latencies: number[];
+  /** With `tag`: each answered request's tag and latency (ms), in the order sent. */
+  tagged: Array<[tag: string, ms: number]>;
 }
 
-function post(agent: http.Agent, url: URL, token: string, body: string): Promise<{ status: number; text: string }> {
+function post(agent: http.Agent, url: URL, token: string, body: string, tag: string | null): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
@@ -38,6 +43,7 @@ function post(agent: http.Agent, url: URL, token: string, body: string): Promise
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           authorization: `Bearer ${token}`,
+          ...(tag === null ? {} : { [REQUEST_TAG_HEADER]: tag }),
         },
       },
       (response) => {
@@ -57,7 +63,9 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
   const url = new URL(options.url);
   const latencies: number[] = [];
   const errors: string[] = [];
+  const tagged: Array<[string, number]> = [];
   let failures = 0;
+  let sent = 0;
   const deadline = performance.now() + options.seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -69,13 +77,16 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
         while (performance.now() < deadline) {
           const body = options.body();
           if (body === null) break;
+          const tag = options.tag ? `${client}-${sent++}` : null;
           const t0 = performance.now();
           try {
-            const { status, text } = await post(agent, url, token, body);
+            const { status, text } = await post(agent, url, token, body, tag);
             const answer = JSON.parse(text) as { data?: unknown; errors?: unknown[] };
             if (status !== 200 || answer.errors?.length) throw new Error(`HTTP ${status}: ${text.slice(0, 300)}`);
             options.check(answer);
-            latencies.push(performance.now() - t0);
+            const ms = performance.now() - t0;
+            latencies.push(ms);
+            if (tag !== null) tagged.push([tag, ms]);
           } catch (error) {
             failures++;
             if (errors.length < 5) errors.push(error instanceof Error ? error.message : String(error));
@@ -88,7 +99,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, failures, errors, seconds, latencies };
+  return { requests: latencies.length, failures, errors, seconds, latencies, tagged };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

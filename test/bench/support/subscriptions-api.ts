@@ -15,6 +15,7 @@ import { startApp, type App } from '../../../src/app';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/engine/logger';
 import { threadClock } from './thread-clock';
+import { recordServerTimings } from './request-timings';
 import { TEST_KINDS_ENV, testKindRegistrations } from '../../support/test-kinds';
 import type { FromApi, ToApi } from './subscriptions-protocol';
 
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, format: 'json', name: 'bench-api' });
   const standIns = new Set((process.env[TEST_KINDS_ENV] ?? '').split(',').filter(Boolean));
   const app: App = await startApp(config, logger, { extraKinds: testKindRegistrations().filter((r) => standIns.has(r.kind)) });
+  const requestTimings = process.env.BENCH_REQUEST_TIMINGS === '1' ? recordServerTimings() : null;
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   // Stalls: a 5 ms timer that fired ≥ 50 ms late, with the main thread's time meanwhile
@@ -109,6 +111,9 @@ async function main(): Promise<void> {
       }
     }
     switch (message.type) {
+      case 'requestTimings':
+        send({ type: 'requestTimings', id: message.id, timings: requestTimings?.take() ?? [] });
+        break;
       case 'heap': {
         collectGarbage();
         const usage = process.memoryUsage();

@@ -3,13 +3,17 @@
  * its API process (subscriptions-api.ts) and its load generator (subscriptions-load.ts).
  */
 
+import type { ServerTiming } from './request-timings';
+
 // --- bench ⇄ API process --------------------------------------------------------
-export type ToApi = { type: 'heap'; id: number } | { type: 'stats'; id: number } | { type: 'stop' };
+export type ToApi = { type: 'heap'; id: number } | { type: 'stats'; id: number } | { type: 'requestTimings'; id: number } | { type: 'stop' };
 
 export type FromApi =
   | { type: 'ready'; url: string; pid: number }
   | { type: 'heap'; id: number; heapUsed: number; rss: number; external: number; arrayBuffers: number }
   | { type: 'stats'; id: number; loopDelayP50Ms: number; loopDelayP99Ms: number; loopDelayMaxMs: number; cpuUserMs: number; cpuSystemMs: number; stalls: { atMs: number; gapMs: number; cpuMs: number; waitMs: number }[]; gcs: { minor: number; minorMs: number; major: number; majorMs: number; longestMajorMs: number }; heapUsed: number; heapUsedPeak: number }
+  /** Tagged HTTP requests held since the last ask (with BENCH_REQUEST_TIMINGS=1; see request-timings.ts). */
+  | { type: 'requestTimings'; id: number; timings: ServerTiming[] }
   | { type: 'stopped' }
   | { type: 'failed'; error: string };
 
