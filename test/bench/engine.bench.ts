@@ -33,6 +33,7 @@ import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { buildEngine } from '../support/engine-harness';
+import { cpuSample, cpuSpent, describeCpuPerJob, type CpuSplit } from './support/cpu-split';
 import { graphileDrain, graphileEnqueue, graphileLatency, prepareGraphile, type GraphileMode } from './support/graphile-peer';
 import { measureScale, printScale, type ScaleOptions } from './support/scale';
 import { createTestDatabase, rabbitAvailable, rabbitUrl, uniquePrefix } from '../support/services';
@@ -139,6 +140,9 @@ function counterRegistrations(onDone: () => void, onStart?: (jobId: string) => v
 
 interface Drain {
   rate: number;
+  /** CPU spent while it drained (see cpu-split.ts). */
+  cpu: CpuSplit;
+  seconds: number;
   /** Attempts beyond one per job: retries after a transient error (e.g. the database refused a connection). */
   retried: number;
 }
@@ -177,6 +181,7 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
     }),
     settings: { consumers: Object.fromEntries(KINDS.map((k) => [k, CONSUMERS])), publisherBatchSize: 500 },
   });
+  const cpu0 = cpuSample();
   const started = performance.now();
   const windowStart = process.hrtime.bigint() / 1000n;
   await engine.start();
@@ -188,12 +193,13 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
     await new Promise((r) => setTimeout(r, 5));
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSpent(cpu0, cpuSample());
   // For `node --cpu-prof`: the drain's window on the profile's clock (µs, monotonic).
   if (process.argv.includes('--profile-window')) console.log(`profile window: ${windowStart} ${process.hrtime.bigint() / 1000n}`);
   await stopEngine(engine, m);
   const { rows } = await db.pool.query("SELECT count(*)::int AS n, sum(attempts)::int AS attempts FROM jobs WHERE status = 'SUCCEEDED'");
   if (rows[0].n !== JOBS) throw new Error(`drain check failed: ${JSON.stringify(rows[0])}`);
-  return { rate: JOBS / seconds, retried: rows[0].attempts - JOBS };
+  return { rate: JOBS / seconds, retried: rows[0].attempts - JOBS, cpu, seconds };
 }
 
 async function stopEngine(engine: JobEngine, m: Messaging): Promise<void> {
@@ -319,6 +325,7 @@ async function main(): Promise<void> {
       return r;
     };
     const retriedNotes: string[] = [];
+    const cpuNotes: string[] = [];
     if (PEERS.length > 0) await prepareGraphile(testDb.url);
     for (const figure of FIGURES) {
       switch (figure) {
@@ -329,10 +336,15 @@ async function main(): Promise<void> {
           for (const transport of transports) {
             const drain = await measureDrain(db, transport, kinds);
             r.values[`engine ${transport}`] = drain.rate;
+            cpuNotes.push(`  ${r.figure}, engine ${transport}: ${describeCpuPerJob(drain.cpu, JOBS, drain.seconds)}`);
             if (drain.retried > 0) retriedNotes.push(`engine ${transport}, ${r.figure}: ${drain.retried} attempts retried`);
           }
           // Graphile runs one pool for all its task names: the same 16 consumers per kind.
-          for (const mode of PEERS) r.values[`graphile ${mode}`] = await graphileDrain(testDb.url, mode, JOBS, kinds, CONSUMERS * kinds.length);
+          for (const mode of PEERS) {
+            const drain = await graphileDrain(testDb.url, mode, JOBS, kinds, CONSUMERS * kinds.length);
+            r.values[`graphile ${mode}`] = drain.rate;
+            cpuNotes.push(`  ${r.figure}, graphile ${mode}: ${describeCpuPerJob(drain.cpu, JOBS, drain.seconds)}`);
+          }
           break;
         }
         case 'enqueue': {
@@ -359,6 +371,7 @@ async function main(): Promise<void> {
     }
     printTable(rows, systems, floor);
     for (const note of retriedNotes) console.log(note);
+    if (cpuNotes.length > 0) console.log(`CPU while draining (this process is the engine's worker, or Graphile's):\n${cpuNotes.join('\n')}`);
     console.log(`load after: ${loadAverage()}`);
     console.log('targets (engine rabbitmq): drain 1 kind ≥ 1.5× graphile default; start latency p50 ≤ 1 ms, p99 ≤ 3 ms');
     console.log('on a shared machine run it at raised priority (as root: nice -n -10 npm run bench:engine …)');

@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner, type RunnerOptions, type Task, type WorkerUtils } from 'graphile-worker';
+import { cpuSample, cpuSpent, type CpuSplit } from './cpu-split';
 
 export type GraphileMode = 'default' | 'batched';
 
@@ -81,7 +82,13 @@ async function remaining(utils: WorkerUtils): Promise<number> {
 }
 
 /** No-op jobs/s draining `jobs` queued jobs spread over `kinds` task names, `concurrency` at a time. */
-export async function graphileDrain(connectionString: string, mode: GraphileMode, jobs: number, kinds: readonly string[], concurrency: number): Promise<number> {
+export async function graphileDrain(
+  connectionString: string,
+  mode: GraphileMode,
+  jobs: number,
+  kinds: readonly string[],
+  concurrency: number,
+): Promise<{ rate: number; cpu: CpuSplit; seconds: number }> {
   return withUtils(connectionString, 4, async (utils) => {
     await clear(utils);
     for (let start = 0; start < jobs; start += 1_000) {
@@ -95,14 +102,16 @@ export async function graphileDrain(connectionString: string, mode: GraphileMode
     const noop: Task = async () => {
       if (++ran === jobs) resolveAll();
     };
+    const cpu0 = cpuSample();
     const started = performance.now();
     const runner = await startRunner(connectionString, mode, concurrency, Object.fromEntries(kinds.map((k) => [k, noop])));
     await all;
     // Done means deleted: batched completions commit after the task returns.
     while ((await remaining(utils)) > 0) await new Promise((r) => setTimeout(r, 5));
     const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuSpent(cpu0, cpuSample());
     await runner.stop();
-    return jobs / seconds;
+    return { rate: jobs / seconds, cpu, seconds };
   });
 }
 
