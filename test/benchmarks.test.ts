@@ -44,6 +44,10 @@ describe('the benchmarks build and run', () => {
     // The engine, then graphile-worker default and batched, then the ratios.
     expect(output).toMatch(/\| drain, 1 kind × 16 consumers \| \d+ jobs\/s \| \d+ jobs\/s \| \d+ jobs\/s \| [\d.]+× \| [\d.]+× \|/);
     expect(output).toMatch(/\| enqueue commit → processor start, p99 \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+ ms \|/);
+    // Each drain's CPU per job, split by process.
+    for (const system of ['engine in-memory', 'graphile default', 'graphile batched']) {
+      expect(output).toMatch(new RegExp(`drain, 1 kind × 16 consumers, ${system}: [\\d.]+ this process \\+ [\\d.]+ PostgreSQL \\+ [\\d.]+ RabbitMQ \\+ [\\d.]+ other = [\\d.]+ ms of CPU per job`));
+    }
     expect(output).toContain('reproduce: npm run bench:engine -- --jobs 300 --transports in-memory');
   }, 200_000);
 

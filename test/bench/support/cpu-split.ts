@@ -2,11 +2,18 @@
  * Whose CPU a benchmark window used, from /proc: this process, PostgreSQL (every
  * `postgres` process: backends, WAL writer, checkpointer), RabbitMQ (`beam.smp`), and
  * the whole machine. A window's split says which side a figure is bound by — and, per
- * job, what a system costs the machine beside its rate. (A process that exits inside
- * the window takes its ticks with it: take the window's end before closing pools.)
+ * job, what a system costs the machine beside its rate. Counted per process: one that
+ * started inside the window counts whole; one that exited inside it is counted under
+ * `other` (its ticks are gone from /proc, not from the machine's total).
  */
 import fs from 'node:fs';
 import os from 'node:os';
+
+/** CPU seconds so far of each process the split names, and of the machine. */
+export interface CpuSample {
+  machine: number;
+  processes: Map<number, { group: Exclude<keyof CpuSplit, 'machine'>; seconds: number }>;
+}
 
 export interface CpuSplit {
   /** CPU seconds (user + system). */
@@ -19,12 +26,11 @@ export interface CpuSplit {
 const COMMANDS = { postgres: 'postgres', rabbitmq: 'beam.smp' } as const;
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds used so far (a sample; subtract two with `cpuSpent`). */
-export function cpuSample(): CpuSplit {
-  const split: CpuSplit = { self: 0, postgres: 0, rabbitmq: 0, machine: 0 };
+/** CPU used so far (subtract two with `cpuSpent`). */
+export function cpuSample(): CpuSample {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  split.machine = (fields.reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND;
+  const sample: CpuSample = { machine: (fields.reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND, processes: new Map() };
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat: string;
@@ -36,15 +42,17 @@ export function cpuSample(): CpuSplit {
     const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const seconds = (Number(rest[11]) + Number(rest[12])) / TICKS_PER_SECOND;
-    if (Number(pid) === process.pid) split.self += seconds;
-    else if (command === COMMANDS.postgres) split.postgres += seconds;
-    else if (command === COMMANDS.rabbitmq) split.rabbitmq += seconds;
+    const group = Number(pid) === process.pid ? 'self' : command === COMMANDS.postgres ? 'postgres' : command === COMMANDS.rabbitmq ? 'rabbitmq' : null;
+    if (group) sample.processes.set(Number(pid), { group, seconds });
   }
-  return split;
+  return sample;
 }
 
-export function cpuSpent(from: CpuSplit, to: CpuSplit): CpuSplit {
-  return { self: to.self - from.self, postgres: to.postgres - from.postgres, rabbitmq: to.rabbitmq - from.rabbitmq, machine: to.machine - from.machine };
+/** What each group spent between two samples (processes alive at the second). */
+export function cpuSpent(from: CpuSample, to: CpuSample): CpuSplit {
+  const split: CpuSplit = { self: 0, postgres: 0, rabbitmq: 0, machine: to.machine - from.machine };
+  for (const [pid, { group, seconds }] of to.processes) split[group] += seconds - (from.processes.get(pid)?.seconds ?? 0);
+  return split;
 }
 
 /** E.g. `0.31 this process + 0.26 PostgreSQL + 0.17 RabbitMQ + 0.05 other = 0.79 ms of CPU per job; 1.66 of 2 cores busy`. */
