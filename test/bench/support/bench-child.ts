@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { machineBusySeconds, parseProcessStat } from './cpu-split';
 
 /** The repository root: the benchmarks run from test/bench/ or a compiled copy of it (dist/…, a cache folder). */
 export function repositoryRoot(from: string = __dirname): string {
@@ -153,15 +154,10 @@ export class Child<In, Out extends { type: string }> {
 /** CPU seconds (user + system) used so far: the whole machine (busy, all cores) and some processes. */
 export function cpuTimes(pids: Record<string, number | undefined>): { machine: number; byName: Record<string, number> } | null {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-    const machine = (fields.reduce((a, b) => a + b, 0) - idle) / 100;
+    const machine = machineBusySeconds();
     const byName: Record<string, number> = {};
     for (const [name, pid] of Object.entries(pids)) {
-      if (!pid) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byName[name] = (Number(rest[11]) + Number(rest[12])) / 100;
+      if (pid) byName[name] = parseProcessStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).seconds;
     }
     return { machine, byName };
   } catch {

@@ -26,11 +26,22 @@ export interface CpuSplit {
 const COMMANDS = { postgres: 'postgres', rabbitmq: 'beam.smp' } as const;
 const TICKS_PER_SECOND = 100;
 
-/** CPU used so far (subtract two with `cpuSpent`). */
-export function cpuSample(): CpuSample {
+/** CPU seconds the whole machine was busy so far (all cores; idle and I/O wait left out). */
+export function machineBusySeconds(): number {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  const sample: CpuSample = { machine: (fields.reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND, processes: new Map() };
+  return (fields.reduce((a, b) => a + b, 0) - idle) / TICKS_PER_SECOND;
+}
+
+/** A process's command and CPU seconds (user + system) so far, from its `/proc/<pid>/stat`. */
+export function parseProcessStat(stat: string): { command: string; seconds: number } {
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(rest[11]) + Number(rest[12])) / TICKS_PER_SECOND };
+}
+
+/** CPU used so far (subtract two with `cpuSpent`). */
+export function cpuSample(): CpuSample {
+  const sample: CpuSample = { machine: machineBusySeconds(), processes: new Map() };
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat: string;
@@ -39,9 +50,7 @@ export function cpuSample(): CpuSample {
     } catch {
       continue; // exited meanwhile
     }
-    const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seconds = (Number(rest[11]) + Number(rest[12])) / TICKS_PER_SECOND;
+    const { command, seconds } = parseProcessStat(stat);
     const group = Number(pid) === process.pid ? 'self' : command === COMMANDS.postgres ? 'postgres' : command === COMMANDS.rabbitmq ? 'rabbitmq' : null;
     if (group) sample.processes.set(Number(pid), { group, seconds });
   }

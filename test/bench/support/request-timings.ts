@@ -2,8 +2,9 @@
  * Where a slow HTTP request's time went, split at the API process's edge: the client
  * tags each request (`x-bench-request: <n>`), the API process records how long it held
  * it — from its headers parsed (`http.server.request.start`) to the last byte of the
- * answer handed to the kernel (`http.server.response.finish`) — and how much of that
- * its garbage collector paused it. The rest of the client's figure is outside the API:
+ * answer handed to the kernel (`http.server.response.finish`) — and how that time
+ * divides on its main thread's clock (running, GC pauses among it, waiting for a core,
+ * asleep on I/O). The rest of the client's figure is outside the API:
  * the request waiting in the socket to be read, the answer on its way back, the client.
  * Bench-only (the service's own code records nothing per request).
  */
@@ -48,7 +49,7 @@ export function recordServerTimings(): { take(): ServerTiming[] } {
     const times = clock();
     const from = start.at;
     let gcMs = 0;
-    for (const [start, end] of gcs) gcMs += Math.max(0, Math.min(end, to) - Math.max(start, from));
+    for (const [gcStart, gcEnd] of gcs) gcMs += Math.max(0, Math.min(gcEnd, to) - Math.max(gcStart, from));
     kept.push([String(request.headers[REQUEST_TAG_HEADER]), to - from, times.cpuMs - start.times.cpuMs, times.waitMs - start.times.waitMs, gcMs]);
   });
   return {
