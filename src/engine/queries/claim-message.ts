@@ -33,9 +33,40 @@ export interface ClaimArgs {
 export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Promise<ClaimRow[]> {
   if (claims.length === 0) return [];
   return sql<ClaimRow>(
-    `WITH req AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])
-         AS r(outbox_id, token, lease_seconds, attempt_limit, job_id, kind)
+    claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])`),
+    [
+      claims.map((c) => c.outboxId),
+      claims.map((c) => c.token),
+      claims.map((c) => c.leaseSeconds),
+      claims.map((c) => c.attemptLimit),
+      claims.map((c) => c.jobId),
+      claims.map((c) => c.kind),
+    ],
+  );
+}
+
+/**
+ * One claim (a lone delivery, e.g. on an idle service): the same statement over scalar
+ * parameters, whose plan PostgreSQL keeps. The array form's generic plan is costed for
+ * ten rows, so PostgreSQL plans it anew for every call — for one row, longer than
+ * running it. No row back means the claim was lost.
+ */
+export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow | undefined> {
+  const rows = await sql<ClaimRow>(claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text`), [
+    args.outboxId,
+    args.token,
+    args.leaseSeconds,
+    args.attemptLimit,
+    args.jobId,
+    args.kind,
+  ]);
+  return rows[0];
+}
+
+/** The claim over `source`: rows of (outbox id, token, lease seconds, attempt limit, job id, kind). */
+function claimSql(source: string): string {
+  return `WITH req AS (
+       SELECT * FROM (${source}) AS r(outbox_id, token, lease_seconds, attempt_limit, job_id, kind)
      ), claimed AS (
        UPDATE job_outbox o
        SET state = 'PROCESSING', processing_token = req.token,
@@ -63,21 +94,7 @@ export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Pro
        -- only looked up when the job did not start (CASE evaluates the sub-query lazily)
        CASE WHEN s.id IS NULL THEN (SELECT status FROM jobs WHERE id = c.job_id) ELSE s.status END AS job_status,
        s.*
-     FROM claimed c LEFT JOIN started s ON s.id = c.job_id`,
-    [
-      claims.map((c) => c.outboxId),
-      claims.map((c) => c.token),
-      claims.map((c) => c.leaseSeconds),
-      claims.map((c) => c.attemptLimit),
-      claims.map((c) => c.jobId),
-      claims.map((c) => c.kind),
-    ],
-  );
-}
-
-/** One claim; no row back means the claim was lost. */
-export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow | undefined> {
-  return (await claimMessages(sql, [args]))[0];
+     FROM claimed c LEFT JOIN started s ON s.id = c.job_id`;
 }
 
 /** What a losing claimer reads to decide what to do with its delivery. */

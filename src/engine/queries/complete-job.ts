@@ -25,10 +25,40 @@ export interface CompleteArgs {
 export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[]): Promise<Array<JobRow & { completed_outbox_id: string }>> {
   if (completions.length === 0) return [];
   const steps = completions.map((c) => (c.currentStep == null ? null : asJobText(c.currentStep)));
-  return sql<JobRow & { completed_outbox_id: string }>(
-    `WITH req AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])
-         AS r(outbox_id, token, result, message, current_step, restore_attempt, current_step_code)
+  return sql<JobRow & { completed_outbox_id: string }>(completeSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])`), [
+    completions.map((c) => c.outboxId),
+    completions.map((c) => c.token),
+    completions.map((c) => JSON.stringify(c.result ?? null)),
+    completions.map((c) => c.message),
+    steps.map((step) => step?.text ?? null),
+    completions.map((c) => c.restoreAttempt === true),
+    steps.map((step) => step?.code ?? null),
+  ]);
+}
+
+/**
+ * One completion (a lone job, or one inside the processor's own transaction): the same
+ * statement over scalar parameters, whose plan PostgreSQL keeps (see claimMessage). No
+ * row back means the lease was lost.
+ */
+export async function completeJob(sql: Sql, args: CompleteArgs): Promise<JobRow | undefined> {
+  const step = args.currentStep == null ? null : asJobText(args.currentStep);
+  const rows = await sql<JobRow>(completeSql(`SELECT $1::uuid, $2::uuid, $3::jsonb, $4::text, $5::text, $6::boolean, $7::text`), [
+    args.outboxId,
+    args.token,
+    JSON.stringify(args.result ?? null),
+    args.message,
+    step?.text ?? null,
+    args.restoreAttempt === true,
+    step?.code ?? null,
+  ]);
+  return rows[0];
+}
+
+/** The completion over `source`: rows of (outbox id, token, result, message, step, restore attempt, step code). */
+function completeSql(source: string): string {
+  return `WITH req AS (
+       SELECT * FROM (${source}) AS r(outbox_id, token, result, message, current_step, restore_attempt, current_step_code)
      ), done AS (
        UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
          processing_attempts = o.processing_attempts + CASE WHEN req.restore_attempt THEN 1 ELSE 0 END,
@@ -44,20 +74,5 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
        error_message = NULL, error_code = NULL, error_params = NULL, completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
      FROM done JOIN req ON req.outbox_id = done.outbox_id
      WHERE j.id = done.job_id AND j.status = 'RUNNING'
-     RETURNING ${jobColumnsOf('j')}, done.outbox_id AS completed_outbox_id`,
-    [
-      completions.map((c) => c.outboxId),
-      completions.map((c) => c.token),
-      completions.map((c) => JSON.stringify(c.result ?? null)),
-      completions.map((c) => c.message),
-      steps.map((step) => step?.text ?? null),
-      completions.map((c) => c.restoreAttempt === true),
-      steps.map((step) => step?.code ?? null),
-    ],
-  );
-}
-
-/** One completion; no row back means the lease was lost. */
-export async function completeJob(sql: Sql, args: CompleteArgs): Promise<JobRow | undefined> {
-  return (await completeJobs(sql, [args]))[0];
+     RETURNING ${jobColumnsOf('j')}, done.outbox_id AS completed_outbox_id`;
 }
