@@ -49,6 +49,16 @@ export function emSql(em: EntityManager): Sql {
   };
 }
 
+/**
+ * The parameters of a statement over many rows (`unnest($1::…[], $2::…[], …)`): one array
+ * per column, built from each item's values in column order — the same `valuesOf` that
+ * the one-row form of the statement binds, so the two forms cannot disagree on the order.
+ */
+export function columnsOf<T>(items: readonly T[], valuesOf: (item: T) => readonly unknown[]): unknown[][] {
+  const rows = items.map(valuesOf);
+  return (rows[0] ?? []).map((_, column) => rows.map((row) => row[column]));
+}
+
 /** A PostgreSQL array literal (`{"a",NULL,"b"}`) for a flat array of strings, numbers or nulls. */
 export function arrayLiteral(values: readonly unknown[]): string {
   const items = values.map((v) => {

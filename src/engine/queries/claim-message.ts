@@ -1,4 +1,4 @@
-import type { Sql } from '../db/sql';
+import { columnsOf, type Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
 
 export type ClaimRow = { claimed_outbox_id: string; processing_attempts: number; job_status: string | null } & Partial<JobRow>;
@@ -32,17 +32,7 @@ export interface ClaimArgs {
  */
 export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Promise<ClaimRow[]> {
   if (claims.length === 0) return [];
-  return sql<ClaimRow>(
-    claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])`),
-    [
-      claims.map((c) => c.outboxId),
-      claims.map((c) => c.token),
-      claims.map((c) => c.leaseSeconds),
-      claims.map((c) => c.attemptLimit),
-      claims.map((c) => c.jobId),
-      claims.map((c) => c.kind),
-    ],
-  );
+  return sql<ClaimRow>(claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])`), columnsOf(claims, claimValues));
 }
 
 /**
@@ -52,16 +42,12 @@ export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Pro
  * running it. No row back means the claim was lost.
  */
 export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow | undefined> {
-  const rows = await sql<ClaimRow>(claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text`), [
-    args.outboxId,
-    args.token,
-    args.leaseSeconds,
-    args.attemptLimit,
-    args.jobId,
-    args.kind,
-  ]);
+  const rows = await sql<ClaimRow>(claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text`), claimValues(args));
   return rows[0];
 }
+
+/** A claim's values in the order of `claimSql`'s columns. */
+const claimValues = (c: ClaimArgs) => [c.outboxId, c.token, c.leaseSeconds, c.attemptLimit, c.jobId, c.kind];
 
 /** The claim over `source`: rows of (outbox id, token, lease seconds, attempt limit, job id, kind). */
 function claimSql(source: string): string {

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/sql';
+import { columnsOf, type Sql } from '../db/sql';
 import { asJobText, type JobText } from '../types';
 import { jobColumnsOf, type JobRow } from './job-row';
 
@@ -24,16 +24,10 @@ export interface CompleteArgs {
  */
 export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[]): Promise<Array<JobRow & { completed_outbox_id: string }>> {
   if (completions.length === 0) return [];
-  const steps = completions.map((c) => (c.currentStep == null ? null : asJobText(c.currentStep)));
-  return sql<JobRow & { completed_outbox_id: string }>(completeSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])`), [
-    completions.map((c) => c.outboxId),
-    completions.map((c) => c.token),
-    completions.map((c) => JSON.stringify(c.result ?? null)),
-    completions.map((c) => c.message),
-    steps.map((step) => step?.text ?? null),
-    completions.map((c) => c.restoreAttempt === true),
-    steps.map((step) => step?.code ?? null),
-  ]);
+  return sql<JobRow & { completed_outbox_id: string }>(
+    completeSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])`),
+    columnsOf(completions, completeValues),
+  );
 }
 
 /**
@@ -42,17 +36,14 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
  * row back means the lease was lost.
  */
 export async function completeJob(sql: Sql, args: CompleteArgs): Promise<JobRow | undefined> {
-  const step = args.currentStep == null ? null : asJobText(args.currentStep);
-  const rows = await sql<JobRow>(completeSql(`SELECT $1::uuid, $2::uuid, $3::jsonb, $4::text, $5::text, $6::boolean, $7::text`), [
-    args.outboxId,
-    args.token,
-    JSON.stringify(args.result ?? null),
-    args.message,
-    step?.text ?? null,
-    args.restoreAttempt === true,
-    step?.code ?? null,
-  ]);
+  const rows = await sql<JobRow>(completeSql(`SELECT $1::uuid, $2::uuid, $3::jsonb, $4::text, $5::text, $6::boolean, $7::text`), completeValues(args));
   return rows[0];
+}
+
+/** A completion's values in the order of `completeSql`'s columns. */
+function completeValues(c: CompleteArgs): unknown[] {
+  const step = c.currentStep == null ? null : asJobText(c.currentStep);
+  return [c.outboxId, c.token, JSON.stringify(c.result ?? null), c.message, step?.text ?? null, c.restoreAttempt === true, step?.code ?? null];
 }
 
 /** The completion over `source`: rows of (outbox id, token, result, message, step, restore attempt, step code). */

@@ -20,17 +20,12 @@ export interface InsertJobArgs {
  * violation, stays usable. Scalar parameters: PostgreSQL keeps the statement's plan.
  */
 export async function insertJob(sql: Sql, args: InsertJobArgs, outboxState: InsertedOutboxState = OutboxState.PENDING): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, outboxState), [
-    args.jobId,
-    args.outboxId,
-    args.kind,
-    JSON.stringify(args.input ?? null),
-    args.requestedBy,
-    args.idempotencyKey,
-    args.exclusiveKey,
-  ]);
+  const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, outboxState), insertJobValues(args));
   return rows[0];
 }
+
+/** A job's values in the order of `insertJobsSql`'s columns (its `ord` aside). */
+export const insertJobValues = (j: InsertJobArgs) => [j.jobId, j.outboxId, j.kind, JSON.stringify(j.input ?? null), j.requestedBy, j.idempotencyKey, j.exclusiveKey];
 
 /**
  * The state an outbox row is written in. PENDING: the outbox publisher claims it once it

@@ -1,7 +1,7 @@
-import type { Sql } from '../db/sql';
+import { columnsOf, type Sql } from '../db/sql';
 import { OutboxState } from '../types';
 import type { JobRow } from './job-row';
-import { insertJobsSql, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
+import { insertJobsSql, insertJobValues, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
 
 /**
  * Many jobs and their outbox rows in one statement that commits on its own (the
@@ -14,14 +14,6 @@ export async function insertJobs(sql: Sql, jobs: readonly InsertJobArgs[], outbo
   if (jobs.length === 0) return [];
   return sql<JobRow>(
     insertJobsSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`, outboxState),
-    [
-      jobs.map((j) => j.jobId),
-      jobs.map((j) => j.outboxId),
-      jobs.map((j) => j.kind),
-      jobs.map((j) => JSON.stringify(j.input ?? null)),
-      jobs.map((j) => j.requestedBy),
-      jobs.map((j) => j.idempotencyKey),
-      jobs.map((j) => j.exclusiveKey),
-    ],
+    columnsOf(jobs, insertJobValues),
   );
 }
