@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator, createApiAuth } from '../../src/api/auth/authenticator';
@@ -8,6 +10,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
 import { testKindRegistrations } from '../support/test-kinds';
+import { transpiledMain } from '../support/transpiled-service';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { JobsDocument, MessagingHealthDocument } from './generated/graphql';
 import { collect, gql, startTestApiServer, wsClient } from './support/api-server';
@@ -44,6 +47,14 @@ describe('GraphiQL', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('is loaded only where it is switched on: a process without it does not carry its inlined bundle (~14 MiB of heap)', () => {
+    // The service's whole import graph at start-up (what every API process loads), in a
+    // process of its own: this test file's own module cache has GraphiQL loaded.
+    const app = path.join(path.dirname(transpiledMain()), 'app.js');
+    const probe = `require(${JSON.stringify(app)}); process.stdout.write(String(Object.keys(require.cache).filter((file) => file.includes('render-graphiql')).length))`;
+    expect(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' })).toBe('0');
   });
 
   it('never pre-fills a token in production, and can be switched off', async () => {
