@@ -5,6 +5,7 @@ import { DateTimeResolver } from 'graphql-scalars';
 import { buildSchema } from 'type-graphql';
 import { authChecker } from './auth-checker';
 import { resolvers } from './resolvers';
+import { validateArgument } from './validate-argument';
 
 /** Where the committed SDL lives (relative to the repository root). */
 export const SCHEMA_FILE = 'schema/schema.graphql';
@@ -25,7 +26,7 @@ export function buildApiSchema(): Promise<GraphQLSchema> {
     authChecker,
     authMode: 'error',
     pubSub: apiPubSub,
-    validate: { forbidUnknownValues: false },
+    validateFn: validateArgument,
     scalarsMap: [{ type: Date, scalar: DateTimeResolver }],
   }));
 }
