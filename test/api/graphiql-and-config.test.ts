@@ -52,9 +52,15 @@ describe('GraphiQL', () => {
   it('is loaded only where it is switched on: a process without it does not carry its inlined bundle (~14 MiB of heap)', () => {
     // The service's whole import graph at start-up (what every API process loads), in a
     // process of its own: this test file's own module cache has GraphiQL loaded.
-    const app = path.join(path.dirname(transpiledMain()), 'app.js');
-    const probe = `require(${JSON.stringify(app)}); process.stdout.write(String(Object.keys(require.cache).filter((file) => file.includes('render-graphiql')).length))`;
-    expect(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' })).toBe('0');
+    const src = path.dirname(transpiledMain());
+    const loaded = "Object.keys(require.cache).some((file) => file.includes('render-graphiql'))";
+    const probe = [
+      `require(${JSON.stringify(path.join(src, 'app.js'))});`,
+      `const atStart = ${loaded};`,
+      `require(${JSON.stringify(path.join(src, 'api', 'graphiql.js'))}).renderGraphiQLPage({ endpoint: '/graphql', devToken: null });`,
+      `process.stdout.write(JSON.stringify({ atStart, onceServed: ${loaded} }));`,
+    ].join('\n');
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }))).toEqual({ atStart: false, onceServed: true });
   });
 
   it('never pre-fills a token in production, and can be switched off', async () => {

@@ -17,6 +17,7 @@ import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
 import { callerBodyLimit } from '../body-limit';
+import { graphiqlHandler } from '../graphiql';
 import { httpRateLimit } from '../http-rate-limit';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
@@ -254,9 +255,6 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     app.use(GRAPHQL_PATH, bodyErrors());
 
     if (settings.graphiql) {
-      // Loaded only here: the page's inlined bundle is ~14 MiB of heap that an API
-      // process without GraphiQL (production's default) should not carry.
-      const { graphiqlHandler } = await import('../graphiql.js');
       app.get(GRAPHIQL_PATH, graphiqlHandler({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken }));
     }
     // Last: the page's fallback answers every GET path the routes above do not.
