@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolSql, type Sql } from '../../src/engine/db/sql';
 import { claimMessage } from '../../src/engine/queries/claim-message';
 import { completeJob } from '../../src/engine/queries/complete-job';
-import { insertJob } from '../../src/engine/queries/insert-job';
+import type { InsertJobArgs } from '../../src/engine/queries/insert-job';
 import { insertJobs } from '../../src/engine/queries/insert-jobs';
 import { createTestDb } from '../support/engine-harness';
 
@@ -25,16 +25,7 @@ beforeAll(async () => {
   ctx = await createTestDb('engine_lone_plans');
   const sql = poolSql(ctx.db.pool);
   for (let start = 0; start < BACKGROUND_JOBS; start += 1_000) {
-    const jobs = Array.from({ length: 1_000 }, (_, i) => ({
-      jobId: randomUUID(),
-      outboxId: randomUUID(),
-      kind: KIND,
-      input: { background: start + i },
-      requestedBy: null,
-      idempotencyKey: null,
-      exclusiveKey: null,
-    }));
-    await insertJobs(sql, jobs);
+    await insertJobs(sql, Array.from({ length: 1_000 }, (_, i) => jobArgs({ background: start + i })));
   }
   await ctx.db.pool.query('ANALYZE jobs; ANALYZE job_outbox');
 });
@@ -42,14 +33,14 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-async function seedJobs(n: number): Promise<Array<{ jobId: string; outboxId: string }>> {
-  const sql = poolSql(ctx.db.pool);
-  const jobs = [];
-  for (let i = 0; i < n; i++) {
-    const job = { jobId: randomUUID(), outboxId: randomUUID() };
-    await insertJob(sql, { ...job, kind: KIND, input: { i }, requestedBy: null, idempotencyKey: null, exclusiveKey: null });
-    jobs.push(job);
-  }
+/** A job of KIND to insert, with new ids. */
+function jobArgs(input: unknown): InsertJobArgs {
+  return { jobId: randomUUID(), outboxId: randomUUID(), kind: KIND, input, requestedBy: null, idempotencyKey: null, exclusiveKey: null };
+}
+
+async function seedJobs(n: number): Promise<InsertJobArgs[]> {
+  const jobs = Array.from({ length: n }, (_, i) => jobArgs({ i }));
+  await insertJobs(poolSql(ctx.db.pool), jobs);
   return jobs;
 }
 
@@ -70,7 +61,7 @@ async function runLone(): Promise<{ claim: { generic: number; custom: number }; 
     const completeSql: Sql = poolSql(completeClient);
     for (const job of jobs) {
       const token = randomUUID();
-      const args = { ...job, kind: KIND, token, leaseSeconds: 30, attemptLimit: 3 };
+      const args = { outboxId: job.outboxId, jobId: job.jobId, kind: KIND, token, leaseSeconds: 30, attemptLimit: 3 };
       const claimed = await claimMessage(claimSql, args);
       expect(claimed?.id).toBe(job.jobId);
       const completion = { outboxId: job.outboxId, token, result: { done: true }, message: null };
