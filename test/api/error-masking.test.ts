@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AcademicTerm } from '../../src/academic/entities';
 import type { JobEngine } from '../../src/engine/engine';
 import { encodeJobCursor } from '../../src/engine/queries/list-jobs';
+import { apiError, ErrorCode } from '../../src/api/graphql/errors';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { testKindRegistrations } from '../support/test-kinds';
 import { capturingLogger, rawSocket, startTestApiServer, waitUntil, type RawSocket, type TestApiServer } from './support/api-server';
@@ -175,6 +176,14 @@ describe('no schema suggestions in production', () => {
 });
 
 describe('each refusal has its own code and HTTP status', () => {
+  it('a refusal is built without a stack trace (its cause is the request), and the process keeps its own', () => {
+    const limit = Error.stackTraceLimit;
+    const refusal = apiError(ErrorCode.RATE_LIMITED, 'Too many requests');
+    expect(refusal.stack).not.toMatch(/\n\s+at /);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('elsewhere').stack).toMatch(/\n\s+at /);
+  });
+
   it('QUERY_TOO_COMPLEX is a 400', async () => {
     const pages = ['a', 'b', 'c', 'd', 'e', 'f'].map((a) => `${a}: jobs(first: 200) { edges { node { id } } }`).join(' ');
     const { status, body } = await post(server, { query: `{ ${pages} }` }, server.tokens.viewer);

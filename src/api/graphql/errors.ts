@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLErrorOptions, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError, AuthenticationError, AuthorizationError } from 'type-graphql';
 import { EngineError } from '../../engine/errors';
 import { AuthError } from '../auth/authenticator';
@@ -36,7 +36,20 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
  * An error this API raised on purpose: its code and message are meant for the client.
  * Any other error reaching the formatter from a resolver is unexpected and is masked.
  */
-export class ApiError extends GraphQLError {}
+export class ApiError extends GraphQLError {
+  constructor(message: string, options?: GraphQLErrorOptions) {
+    // No stack trace: a refusal's cause is the request, and nothing logs it. Capturing
+    // one was most of the price of a refusal (a flood of RATE_LIMITED or NOT_FOUND
+    // answers builds thousands a second).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+  }
+}
 
 export function apiError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): ApiError {
   const status = HTTP_STATUS[code];
