@@ -7,6 +7,7 @@ import { Migration20261202120000 } from './Migration20261202120000';
 import { Migration20261202130000 } from './Migration20261202130000';
 import { Migration20261203090000 } from './Migration20261203090000';
 import { Migration20261203100000 } from './Migration20261203100000';
+import { Migration20261204090000 } from './Migration20261204090000';
 
 /** Every migration, in order. A new file from `npm run migration:create` must be added here. */
 export const migrationsList: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202130000', class: Migration20261202130000 },
   { name: 'Migration20261203090000', class: Migration20261203090000 },
   { name: 'Migration20261203100000', class: Migration20261203100000 },
+  { name: 'Migration20261204090000', class: Migration20261204090000 },
 ];

@@ -33,6 +33,19 @@ export enum OutboxState {
   COMPLETED = 'COMPLETED',
 }
 
+/**
+ * An outbox row's `stage`, computed by PostgreSQL from its state: what the partial
+ * indexes read (entities/outbox-message.entity.ts). The two states between the publisher
+ * and a claim share one, so the broker's confirm moves no index entry.
+ */
+export enum OutboxStage {
+  PENDING = 'PENDING',
+  /** PUBLISHING or PUBLISHED: handed to the broker. */
+  SENT = 'SENT',
+  PROCESSING = 'PROCESSING',
+  COMPLETED = 'COMPLETED',
+}
+
 /** Why an event was emitted: lets a UI tell a heartbeat from a real change. */
 export enum JobEventReason {
   /** Not a change: the job's current state, sent first to a new watcher. */

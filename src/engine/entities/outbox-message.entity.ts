@@ -1,42 +1,45 @@
 import { Entity, Enum, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
-import { OutboxState } from '../types';
+import { OutboxStage, OutboxState } from '../types';
 
 /**
  * Delivery mechanics of one job attempt-series: written with the job in the
  * caller's transaction, published to the transport, claimed with a lease by a
  * runner, completed, and deleted after the retention period.
- * Each partial index below serves the readers named beside it.
+ * Each partial index below serves the readers named beside it. Their predicates read
+ * `stage`, never `state`: PostgreSQL can update a row in place (HOT: no new index
+ * entries) only when no column an index reads changes, and the broker's confirm
+ * (PUBLISHING → PUBLISHED) leaves `stage` as it was, so it is such an update.
  */
 @Entity({ tableName: 'job_outbox' })
 // outbox publisher: the next due PENDING rows, oldest first
 @Index({
   name: 'job_outbox_pending_index',
-  expression: `create index "job_outbox_pending_index" on "job_outbox" ("available_at", "created_at") where "state" = 'PENDING'`,
+  expression: `create index "job_outbox_pending_index" on "job_outbox" ("available_at", "created_at") where "stage" = 'PENDING'`,
 })
 // lease rescuer: PROCESSING rows (as many as jobs running; their leases are compared
 // in the rows). Not keyed on lease_expires_at, so a heartbeat is a HOT update.
 @Index({
   name: 'job_outbox_processing_index',
-  expression: `create index "job_outbox_processing_index" on "job_outbox" ("created_at") where "state" = 'PROCESSING'`,
+  expression: `create index "job_outbox_processing_index" on "job_outbox" ("created_at") where "stage" = 'PROCESSING'`,
 })
 // outbox republisher: rows stranded in PUBLISHING/PUBLISHED, by when they were due.
 // Not keyed on updated_at, which every write changes.
 @Index({
   name: 'job_outbox_in_flight_index',
-  expression: `create index "job_outbox_in_flight_index" on "job_outbox" ("available_at") where "state" in ('PUBLISHING', 'PUBLISHED')`,
+  expression: `create index "job_outbox_in_flight_index" on "job_outbox" ("available_at") where "stage" = 'SENT'`,
 })
-// retention cleaner: completed rows by completion time (the seed's composite index,
-// as a partial one so that live rows never touch it)
+// retention cleaner: completed rows by completion time (a partial index, so that live
+// rows never touch it)
 @Index({
   name: 'job_outbox_completed_index',
-  expression: `create index "job_outbox_completed_index" on "job_outbox" ("completed_at") where "state" = 'COMPLETED'`,
+  expression: `create index "job_outbox_completed_index" on "job_outbox" ("completed_at") where "stage" = 'COMPLETED'`,
 })
 // cancel (locks a job's live row) and startup recovery (its ON CONFLICT target): a
 // job's live outbox row. Unique, so a job never has two live deliveries that could run
 // at once, whoever inserts them (completed rows need no entry).
 @Unique({
   name: 'job_outbox_live_job_id_unique',
-  expression: `create unique index "job_outbox_live_job_id_unique" on "job_outbox" ("job_id") where "state" <> 'COMPLETED'`,
+  expression: `create unique index "job_outbox_live_job_id_unique" on "job_outbox" ("job_id") where "stage" <> 'COMPLETED'`,
 })
 // (The health figures count live rows through the three partial indexes above; no
 // index on state alone, so a transition updates as few indexes as possible.)
@@ -52,6 +55,14 @@ export class OutboxMessageEntity {
 
   @Enum({ items: () => OutboxState, type: 'text' })
   state: OutboxState = OutboxState.PENDING;
+
+  /**
+   * Which reader's index holds the row, from `state` (PostgreSQL computes it): PENDING,
+   * SENT (PUBLISHING and PUBLISHED alike), PROCESSING or COMPLETED. Queries that want a
+   * partial index name it in `stage` terms, which is how the planner matches them.
+   */
+  @Property({ type: 'text', generated: `(case when state = any (array['PUBLISHING', 'PUBLISHED']) then 'SENT' else state end) stored` })
+  readonly stage!: OutboxStage;
 
   @Property({ type: 'uuid', nullable: true })
   processingToken?: string | null;

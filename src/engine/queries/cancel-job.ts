@@ -17,14 +17,14 @@ export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undef
   const rows = await sql<JobRow>(
     `WITH target AS (
        SELECT j.id, j.status,
-         EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.state = 'PROCESSING' AND o.lease_expires_at >= now()) AS held
+         EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.stage = 'PROCESSING' AND o.lease_expires_at >= now()) AS held
        FROM jobs j WHERE j.id = $1 AND j.status IN ('QUEUED', 'RUNNING')
        FOR UPDATE OF j
      ), outbox AS (
        UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
          completed_at = now(), updated_at = now()
        FROM target t
-       WHERE o.job_id = t.id AND t.status = 'QUEUED' AND NOT t.held AND o.state <> 'COMPLETED'
+       WHERE o.job_id = t.id AND t.status = 'QUEUED' AND NOT t.held AND o.stage <> 'COMPLETED'
      )
      UPDATE jobs j SET
        cancel_requested_at = coalesce(j.cancel_requested_at, now()),

@@ -8,5 +8,5 @@ import type { Sql } from '../db/sql';
  * and a claim of the same job could each hold the lock the other waits for (40P01).
  */
 export async function lockLiveOutbox(sql: Sql, jobId: string): Promise<void> {
-  await sql(`SELECT id FROM job_outbox WHERE job_id = $1 AND state <> 'COMPLETED' FOR UPDATE`, [jobId]);
+  await sql(`SELECT id FROM job_outbox WHERE job_id = $1 AND stage <> 'COMPLETED' FOR UPDATE`, [jobId]);
 }

@@ -4,7 +4,9 @@ import type { Sql } from '../db/sql';
  * After the broker confirmed. Only rows still PUBLISHING move: a fast consumer may
  * already have claimed the message (PROCESSING), and that must not be undone. Rows a
  * claim has locked right now are skipped rather than waited for, so this bookkeeping
- * never delays a job's start (the claim moves them on anyway).
+ * never delays a job's start (the claim moves them on anyway). PUBLISHING and PUBLISHED
+ * share a `stage`, the only column the partial indexes read, so this is a HOT update: the
+ * row changes in place and no index entry is written.
  */
 export async function markPublished(sql: Sql, outboxIds: readonly string[]): Promise<void> {
   if (outboxIds.length === 0) return;

@@ -20,15 +20,15 @@ export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
        (SELECT json_agg(json_build_object('state', state, 'kind', kind, 'count', n))
           FROM (
             -- one branch per partial index, so no index on state alone is needed
-            SELECT state, kind, count(*)::int AS n FROM job_outbox WHERE state = 'PENDING' GROUP BY state, kind
+            SELECT state, kind, count(*)::int AS n FROM job_outbox WHERE stage = 'PENDING' GROUP BY state, kind
             UNION ALL
-            SELECT state, kind, count(*)::int FROM job_outbox WHERE state IN ('PUBLISHING', 'PUBLISHED') GROUP BY state, kind
+            SELECT state, kind, count(*)::int FROM job_outbox WHERE stage = 'SENT' GROUP BY state, kind
             UNION ALL
-            SELECT state, kind, count(*)::int FROM job_outbox WHERE state = 'PROCESSING' GROUP BY state, kind
+            SELECT state, kind, count(*)::int FROM job_outbox WHERE stage = 'PROCESSING' GROUP BY state, kind
           ) b) AS backlog,
-       (SELECT count(*)::int FROM job_outbox WHERE state = 'PROCESSING' AND lease_expires_at < now()) AS expired,
+       (SELECT count(*)::int FROM job_outbox WHERE stage = 'PROCESSING' AND lease_expires_at < now()) AS expired,
        (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE completed_at IS NULL AND status = 'QUEUED') AS oldest_job,
-       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM job_outbox WHERE state = 'PENDING') AS oldest_pending`,
+       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM job_outbox WHERE stage = 'PENDING') AS oldest_pending`,
   );
   const row = rows[0]!;
   return {

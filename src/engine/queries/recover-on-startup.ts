@@ -24,16 +24,16 @@ export async function recoverOnStartup(sql: Sql, args: { durableTransport: boole
     `INSERT INTO job_outbox (id, job_id, kind, state)
      SELECT gen_random_uuid(), j.id, j.kind, 'PENDING' FROM jobs j
      WHERE j.completed_at IS NULL AND j.status IN ('QUEUED', 'RUNNING')
-       AND NOT EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.state <> 'COMPLETED')
+       AND NOT EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.stage <> 'COMPLETED')
      ORDER BY j.id
-     ON CONFLICT (job_id) WHERE state <> 'COMPLETED' DO NOTHING
+     ON CONFLICT (job_id) WHERE stage <> 'COMPLETED' DO NOTHING
      RETURNING id`,
   );
   const orphans = await sql(
     `UPDATE job_outbox o SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
        completed_at = now(), updated_at = now()
      FROM jobs j
-     WHERE o.job_id = j.id AND o.state IN ('PENDING', 'PUBLISHING', 'PUBLISHED')
+     WHERE o.job_id = j.id AND o.stage IN ('PENDING', 'SENT')
        AND j.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
      RETURNING o.id`,
   );
@@ -41,7 +41,7 @@ export async function recoverOnStartup(sql: Sql, args: { durableTransport: boole
   if (!args.durableTransport) {
     resent = await sql(
       `UPDATE job_outbox SET state = 'PENDING', updated_at = now()
-       WHERE state IN ('PUBLISHING', 'PUBLISHED') RETURNING id`,
+       WHERE stage = 'SENT' RETURNING id`,
     );
   }
   return { requeued: requeued.length, orphansCompleted: orphans.length, resent: resent.length };

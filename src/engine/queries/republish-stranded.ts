@@ -21,7 +21,7 @@ export async function republishStranded(
     `UPDATE job_outbox o SET state = 'PENDING', available_at = now(), updated_at = now()
      FROM (
        SELECT id FROM job_outbox
-       WHERE state IN ('PUBLISHING', 'PUBLISHED')
+       WHERE stage = 'SENT'
          AND updated_at < now() - make_interval(secs => $1)
          AND available_at < now() - make_interval(secs => $1)
          AND (state = 'PUBLISHING' OR NOT (kind = ANY($3::text[]))

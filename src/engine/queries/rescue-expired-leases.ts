@@ -25,7 +25,7 @@ export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<Resc
   const rows = await sql<{ job_id: string } & Partial<JobRow>>(
     `WITH expired AS (
        SELECT id FROM job_outbox
-       WHERE state = 'PROCESSING' AND lease_expires_at < now()
+       WHERE stage = 'PROCESSING' AND lease_expires_at < now()
          -- A lease that ran out while the server was down (or just starting) says nothing
          -- about its worker, whose heartbeats could not land. Judge it only once the server
          -- has been up for one heartbeat interval of that lease (lease/3, at least $2 s; the
