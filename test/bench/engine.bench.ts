@@ -36,6 +36,7 @@ import { buildEngine } from '../support/engine-harness';
 import { cpuSample, cpuSpent, describeCpuPerJob, type CpuSplit } from './support/cpu-split';
 import { graphileDrain, graphileEnqueue, graphileLatency, prepareGraphile, type GraphileMode } from './support/graphile-peer';
 import { measureScale, printScale, type ScaleOptions } from './support/scale';
+import { walMark, walPerJob } from './support/wal';
 import { createTestDatabase, rabbitAvailable, rabbitUrl, uniquePrefix } from '../support/services';
 
 const KINDS = ['BENCH_A', 'BENCH_B', 'BENCH_C'];
@@ -145,6 +146,8 @@ interface Drain {
   seconds: number;
   /** Attempts beyond one per job: retries after a transient error (e.g. the database refused a connection). */
   retried: number;
+  /** Write-ahead log written while it drained (see wal.ts). */
+  walBytes: number;
 }
 
 async function measureDrain(db: Database, transportName: TransportName, kinds: string[]): Promise<Drain> {
@@ -181,6 +184,7 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
     }),
     settings: { consumers: Object.fromEntries(KINDS.map((k) => [k, CONSUMERS])), publisherBatchSize: 500 },
   });
+  const wal = await walMark((text) => db.pool.query(text));
   const cpu0 = cpuSample();
   const started = performance.now();
   const windowStart = process.hrtime.bigint() / 1000n;
@@ -194,12 +198,13 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
   }
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuSpent(cpu0, cpuSample());
+  const walBytes = await wal();
   // For `node --cpu-prof`: the drain's window on the profile's clock (µs, monotonic).
   if (process.argv.includes('--profile-window')) console.log(`profile window: ${windowStart} ${process.hrtime.bigint() / 1000n}`);
   await stopEngine(engine, m);
   const { rows } = await db.pool.query("SELECT count(*)::int AS n, sum(attempts)::int AS attempts FROM jobs WHERE status = 'SUCCEEDED'");
   if (rows[0].n !== JOBS) throw new Error(`drain check failed: ${JSON.stringify(rows[0])}`);
-  return { rate: JOBS / seconds, retried: rows[0].attempts - JOBS, cpu, seconds };
+  return { rate: JOBS / seconds, retried: rows[0].attempts - JOBS, cpu, seconds, walBytes };
 }
 
 async function stopEngine(engine: JobEngine, m: Messaging): Promise<void> {
@@ -336,14 +341,14 @@ async function main(): Promise<void> {
           for (const transport of transports) {
             const drain = await measureDrain(db, transport, kinds);
             r.values[`engine ${transport}`] = drain.rate;
-            cpuNotes.push(`  ${r.figure}, engine ${transport}: ${describeCpuPerJob(drain.cpu, JOBS, drain.seconds)}`);
+            cpuNotes.push(`  ${r.figure}, engine ${transport}: ${describeCpuPerJob(drain.cpu, JOBS, drain.seconds)}; ${walPerJob(drain.walBytes, JOBS)}`);
             if (drain.retried > 0) retriedNotes.push(`engine ${transport}, ${r.figure}: ${drain.retried} attempts retried`);
           }
           // Graphile runs one pool for all its task names: the same 16 consumers per kind.
           for (const mode of PEERS) {
             const drain = await graphileDrain(testDb.url, mode, JOBS, kinds, CONSUMERS * kinds.length);
             r.values[`graphile ${mode}`] = drain.rate;
-            cpuNotes.push(`  ${r.figure}, graphile ${mode}: ${describeCpuPerJob(drain.cpu, JOBS, drain.seconds)}`);
+            cpuNotes.push(`  ${r.figure}, graphile ${mode}: ${describeCpuPerJob(drain.cpu, JOBS, drain.seconds)}; ${walPerJob(drain.walBytes, JOBS)}`);
           }
           break;
         }

@@ -8,6 +8,7 @@
 import pg from 'pg';
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner, type RunnerOptions, type Task, type WorkerUtils } from 'graphile-worker';
 import { cpuSample, cpuSpent, type CpuSplit } from './cpu-split';
+import { walMark } from './wal';
 
 export type GraphileMode = 'default' | 'batched';
 
@@ -88,7 +89,7 @@ export async function graphileDrain(
   jobs: number,
   kinds: readonly string[],
   concurrency: number,
-): Promise<{ rate: number; cpu: CpuSplit; seconds: number }> {
+): Promise<{ rate: number; cpu: CpuSplit; seconds: number; walBytes: number }> {
   return withUtils(connectionString, 4, async (utils) => {
     await clear(utils);
     for (let start = 0; start < jobs; start += 1_000) {
@@ -102,6 +103,7 @@ export async function graphileDrain(
     const noop: Task = async () => {
       if (++ran === jobs) resolveAll();
     };
+    const wal = await walMark((text) => utils.withPgClient((client) => client.query(text)));
     const cpu0 = cpuSample();
     const started = performance.now();
     const runner = await startRunner(connectionString, mode, concurrency, Object.fromEntries(kinds.map((k) => [k, noop])));
@@ -110,8 +112,9 @@ export async function graphileDrain(
     while ((await remaining(utils)) > 0) await new Promise((r) => setTimeout(r, 5));
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuSpent(cpu0, cpuSample());
+    const walBytes = await wal();
     await runner.stop();
-    return { rate: jobs / seconds, cpu, seconds };
+    return { rate: jobs / seconds, cpu, seconds, walBytes };
   });
 }
 
