@@ -6,7 +6,7 @@ import { claimMessage } from '../../src/engine/queries/claim-message';
 import { completeJob } from '../../src/engine/queries/complete-job';
 import type { InsertJobArgs } from '../../src/engine/queries/insert-job';
 import { insertJobs } from '../../src/engine/queries/insert-jobs';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, newJobArgs } from '../support/engine-harness';
 
 /**
  * A lone claim and a lone completion (an idle service, a job at a time) run statements
@@ -34,9 +34,7 @@ afterAll(async () => {
 });
 
 /** A job of KIND to insert, with new ids. */
-function jobArgs(input: unknown): InsertJobArgs {
-  return { jobId: randomUUID(), outboxId: randomUUID(), kind: KIND, input, requestedBy: null, idempotencyKey: null, exclusiveKey: null };
-}
+const jobArgs = (input: unknown): InsertJobArgs => newJobArgs(KIND, input);
 
 async function seedJobs(n: number): Promise<InsertJobArgs[]> {
   const jobs = Array.from({ length: n }, (_, i) => jobArgs({ i }));

@@ -12,7 +12,7 @@ import { messagingFigures } from '../../src/engine/queries/messaging-health';
 import { recoverOnStartup } from '../../src/engine/queries/recover-on-startup';
 import { republishStranded } from '../../src/engine/queries/republish-stranded';
 import { rescueExpiredLeases } from '../../src/engine/queries/rescue-expired-leases';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, newJobArgs } from '../support/engine-harness';
 
 /**
  * The outbox's partial indexes read `stage`, a column computed from `state`
@@ -45,7 +45,7 @@ describe("the broker's confirm", () => {
     try {
       const sql = poolSql(client);
       const kind = 'HOT_KIND';
-      const jobs = Array.from({ length: 10 }, (_, i) => ({ jobId: randomUUID(), outboxId: randomUUID(), kind, input: { i }, requestedBy: null, idempotencyKey: null, exclusiveKey: null }));
+      const jobs = Array.from({ length: 10 }, (_, i) => newJobArgs(kind, { i }));
       await insertJobs(sql, jobs);
       const start = await outboxUpdates(client);
       const claimed = await claimForPublish(sql, 10);

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { openDatabase, type Database } from '../../src/database';
 import { JobEngine, type EngineRoles, type EngineSettings } from '../../src/engine/engine';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
 import { silentLogger } from '../../src/engine/logger';
+import type { InsertJobArgs } from '../../src/engine/queries/insert-job';
 import type { EngineMetrics } from '../../src/engine/metrics';
 import { KindRegistry, type KindRegistration } from '../../src/engine/registry';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
@@ -24,6 +26,11 @@ export const FAST_SETTINGS: EngineSettings = {
   cleanupBatchSize: 500,
   consumers: {},
 };
+
+/** A plain job of `kind` to insert straight into the tables (insertJob / insertJobs), with new ids. */
+export function newJobArgs(kind: string, input: unknown): InsertJobArgs {
+  return { jobId: randomUUID(), outboxId: randomUUID(), kind, input, requestedBy: null, idempotencyKey: null, exclusiveKey: null };
+}
 
 /** One test database with migrations applied; engines come and go on it. */
 export async function createTestDb(prefix: string): Promise<{ testDb: TestDatabase; db: Database; close(): Promise<void> }> {

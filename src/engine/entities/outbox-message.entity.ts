@@ -42,7 +42,7 @@ import { OutboxStage, OutboxState } from '../types';
   expression: `create unique index "job_outbox_live_job_id_unique" on "job_outbox" ("job_id") where "stage" <> 'COMPLETED'`,
 })
 // (The health figures count live rows through the three partial indexes above; no
-// index on state alone, so a transition updates as few indexes as possible.)
+// index on stage alone, so a transition updates as few indexes as possible.)
 export class OutboxMessageEntity {
   @PrimaryKey({ type: 'uuid' })
   id!: string;

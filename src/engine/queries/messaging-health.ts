@@ -19,7 +19,7 @@ export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
     `SELECT
        (SELECT json_agg(json_build_object('state', state, 'kind', kind, 'count', n))
           FROM (
-            -- one branch per partial index, so no index on state alone is needed
+            -- one branch per partial index, so no index on stage alone is needed
             SELECT state, kind, count(*)::int AS n FROM job_outbox WHERE stage = 'PENDING' GROUP BY state, kind
             UNION ALL
             SELECT state, kind, count(*)::int FROM job_outbox WHERE stage = 'SENT' GROUP BY state, kind
