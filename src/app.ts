@@ -142,7 +142,12 @@ async function createMessaging(config: Config, logger: Logger): Promise<{ transp
     return { transport: new InMemoryTransport(), bus: new InMemoryEventBus() };
   }
   return {
-    transport: new RabbitMqTransport({ url: config.rabbitmqUrl, prefix: config.rabbitmqPrefix, logger }),
+    transport: new RabbitMqTransport({
+      url: config.rabbitmqUrl,
+      prefix: config.rabbitmqPrefix,
+      logger,
+      jobsPerMessage: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].jobsPerMessage])),
+    }),
     // A worker-only process needs only cancel requests from other processes.
     bus: new RabbitMqEventBus({
       url: config.rabbitmqUrl,

@@ -7,6 +7,7 @@ import {
   type SessionLimits,
 } from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
+import { MAX_JOBS_PER_MESSAGE } from './engine/transport/job-message';
 import { JOB_KINDS } from './job-kind-descriptors';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
 
@@ -69,6 +70,8 @@ export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 export interface KindSettings {
   consumers: number;
   prefetch: number;
+  /** Jobs of the kind this process's publisher packs into one RabbitMQ message. */
+  jobsPerMessage: number;
 }
 
 export interface Config {
@@ -261,6 +264,8 @@ export function loadConfig(env: Env = process.env): Config {
         consumers: int(env, `JOB_CONSUMERS_${kind}`, JOB_KINDS[kind].defaultConsumers, MIN_CONSUMERS, MAX_CONSUMERS),
         // JOB_PREFETCH_<KIND>: deliveries a worker holds beyond its running jobs of this kind, 0–1000 (0: none; see KindDefaults.prefetch).
         prefetch: int(env, `JOB_PREFETCH_${kind}`, 0, 0, MAX_PREFETCH),
+        // JOBS_PER_MESSAGE_<KIND>: jobs of this kind the publisher packs into one RabbitMQ message, 1–64 (1: one each; more for short jobs only: a message's jobs all go to one worker).
+        jobsPerMessage: int(env, `JOBS_PER_MESSAGE_${kind}`, 1, 1, MAX_JOBS_PER_MESSAGE),
       },
     ]),
   ) as Record<JobKind, KindSettings>;

@@ -54,6 +54,8 @@ const LATENCY_SAMPLES = Number(arg('latency-samples', '400'));
 const FLOOR_SECONDS = Number(arg('floor-seconds', '5'));
 /** Deliveries each bench kind holds beyond its running jobs (JOB_PREFETCH_<KIND>): no-op jobs are the short jobs it is for. */
 const PREFETCH = Number(arg('prefetch', '48'));
+/** Jobs the bench's publisher packs into one RabbitMQ message (JOBS_PER_MESSAGE_<KIND>): no-op jobs are the short jobs it is for. */
+const JOBS_PER_MESSAGE = Number(arg('jobs-per-message', '1'));
 type Figure = 'drain1' | 'drain3' | 'enqueue' | 'latency';
 const FIGURES = arg('figures', 'drain1,drain3,enqueue,latency').split(',') as Figure[];
 const PEERS = arg('peers', 'default,batched').split(',').filter((p): p is GraphileMode => p === 'default' || p === 'batched');
@@ -72,7 +74,7 @@ async function messaging(name: TransportName): Promise<Messaging> {
   const prefix = uniquePrefix('bench');
   const url = rabbitUrl();
   return {
-    transport: new RabbitMqTransport({ url, prefix, logger: silentLogger }),
+    transport: new RabbitMqTransport({ url, prefix, logger: silentLogger, jobsPerMessage: Object.fromEntries(KINDS.map((k) => [k, JOBS_PER_MESSAGE])) }),
     // The benchmark process plays a worker (no GraphQL subscribers): it binds only cancel requests.
     bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control' }),
     cleanup: async () => {
@@ -381,7 +383,7 @@ async function main(): Promise<void> {
     console.log('targets (engine rabbitmq): drain 1 kind ≥ 1.5× graphile default; start latency p50 ≤ 1 ms, p99 ≤ 3 ms');
     console.log('on a shared machine run it at raised priority (as root: nice -n -10 npm run bench:engine …)');
     console.log(
-      `reproduce: npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --prefetch ${PREFETCH} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
+      `reproduce: npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --prefetch ${PREFETCH} --jobs-per-message ${JOBS_PER_MESSAGE} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
     );
   } finally {
     await db.close();

@@ -19,7 +19,7 @@ import type { OutboxStateRow } from '../../src/engine/queries/claim-message';
 import { insertJob } from '../../src/engine/queries/insert-job';
 import type { KindRegistration } from '../../src/engine/registry';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
-import { parseJobMessage, ParkReason } from '../../src/engine/transport/job-message';
+import { parseJobMessages, ParkReason } from '../../src/engine/transport/job-message';
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { asJobId, asOutboxId, JobStatus, type JobMessage } from '../../src/engine/types';
 import { buildEngine, createTestDb, outboxRows, waitForJob } from '../support/engine-harness';
@@ -73,22 +73,34 @@ async function parkedCounts(exporter: PrometheusExporter): Promise<Record<string
   return counts;
 }
 
-describe('parseJobMessage checks a message in full', () => {
+describe('parseJobMessages checks a message in full', () => {
   const outboxId = uuid();
   const jobId = uuid();
   it('accepts a well-formed message of the queue’s kind', () => {
-    expect(parseJobMessage(body({ outboxId, jobId, kind: 'K' }), 'K')).toEqual({ ok: true, message: { outboxId, jobId, kind: 'K' } });
+    expect(parseJobMessages(body({ outboxId, jobId, kind: 'K' }), 'K')).toEqual({ ok: true, messages: [{ outboxId, jobId, kind: 'K' }] });
+  });
+  it('accepts an array of jobs of the queue’s kind (several jobs in one message)', () => {
+    const second = { outboxId: uuid(), jobId: uuid(), kind: 'K' };
+    expect(parseJobMessages(body([{ outboxId, jobId, kind: 'K' }, second]), 'K')).toEqual({
+      ok: true,
+      messages: [{ outboxId, jobId, kind: 'K' }, second],
+    });
   });
   it.each([
     ['not JSON', 'not json', ParkReason.MALFORMED],
-    ['an array', [1, 2], ParkReason.MALFORMED],
+    ['a number', 7, ParkReason.MALFORMED],
+    ['an array of numbers', [1, 2], ParkReason.MALFORMED],
+    ['an empty array', [], ParkReason.MALFORMED],
+    ['an array of 65 jobs', Array.from({ length: 65 }, () => ({ outboxId: uuid(), jobId: uuid(), kind: 'K' })), ParkReason.MALFORMED],
+    ['an array with one bad job', [{ outboxId, jobId, kind: 'K' }, { outboxId: 'abc', jobId, kind: 'K' }], ParkReason.MALFORMED],
+    ['an array with a job of another kind', [{ outboxId, jobId, kind: 'K' }, { outboxId, jobId, kind: 'OTHER' }], ParkReason.WRONG_QUEUE],
     ['a non-UUID outboxId', { outboxId: 'abc', jobId, kind: 'K' }, ParkReason.MALFORMED],
     ['a numeric outboxId', { outboxId: 1, jobId, kind: 'K' }, ParkReason.MALFORMED],
     ['a non-UUID jobId', { outboxId, jobId: `${jobId}x`, kind: 'K' }, ParkReason.MALFORMED],
     ['no kind', { outboxId, jobId }, ParkReason.MALFORMED],
     ['another kind than its queue', { outboxId, jobId, kind: 'OTHER' }, ParkReason.WRONG_QUEUE],
   ])('refuses %s', (_what, value, reason) => {
-    const parsed = parseJobMessage(body(value), 'K');
+    const parsed = parseJobMessages(body(value), 'K');
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.reason).toBe(reason);
   });

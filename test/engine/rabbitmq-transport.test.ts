@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/engine/logger';
-import type { ConsumerHandle, Settlement } from '../../src/engine/transport/transport';
+import { ParkReason, type ConsumerHandle, type Settlement } from '../../src/engine/transport/transport';
 import {
   DEFAULT_DELAY_BUCKETS_MS,
   pickDelayBucket,
@@ -370,6 +370,141 @@ describe.runIf(requireRabbit())('RabbitMqTransport (shared broker)', () => {
     const k = kind('lazy');
     await transport.publish([message(k)]);
     expect(await queueDepth(url, `${prefix}.jobs.${k}`)).toBe(1);
+  });
+});
+
+describe.runIf(requireRabbit())('RabbitMqTransport with several jobs in one broker message', () => {
+  const url = rabbitUrl();
+  const prefix = uniquePrefix('rmq_packed');
+  const kinds = ['P1', 'P2', 'P3', 'P4', 'P5', 'Q'];
+  let transport: RabbitMqTransport;
+
+  beforeAll(async () => {
+    transport = new RabbitMqTransport({
+      url,
+      prefix,
+      logger: silentLogger,
+      recovery: FAST_RECOVERY,
+      jobsPerMessage: { P1: 4, P2: 4, P3: 4, P4: 4, P5: 4 },
+    });
+    await transport.start(kinds);
+  });
+
+  afterAll(async () => {
+    await transport?.close();
+    await deleteRabbitObjects(prefix, topologyNames(prefix, kinds));
+  });
+
+  /** The bodies of the messages now in a queue (taken off it). */
+  async function drainBodies(queue: string): Promise<unknown[]> {
+    const model = await connect(url);
+    try {
+      const channel = await model.createChannel();
+      const bodies: unknown[] = [];
+      for (;;) {
+        const got = await channel.get(queue, { noAck: true });
+        if (!got) return bodies;
+        bodies.push(JSON.parse(got.content.toString('utf8')));
+      }
+    } finally {
+      await model.close();
+    }
+  }
+
+  it('refuses a jobsPerMessage outside 1–64', () => {
+    expect(() => new RabbitMqTransport({ url, prefix, logger: silentLogger, jobsPerMessage: { X: 0 } })).toThrow(/1–64/);
+    expect(() => new RabbitMqTransport({ url, prefix, logger: silentLogger, jobsPerMessage: { X: 65 } })).toThrow(/1–64/);
+  });
+
+  it('packs each kind’s jobs, in order, into messages of up to jobsPerMessage; a kind absent goes one per message', async () => {
+    const p1 = messages('P1', 10);
+    const q = messages('Q', 2);
+    await transport.publish([...p1.slice(0, 5), q[0]!, ...p1.slice(5), q[1]!]);
+    const bodies = await drainBodies(`${prefix}.jobs.P1`);
+    expect(bodies).toEqual([p1.slice(0, 4), p1.slice(4, 8), p1.slice(8)]);
+    expect(await drainBodies(`${prefix}.jobs.Q`)).toEqual(q);
+  });
+
+  it('runs every job of a message once, at most `consumers` at a time, and acks the message when all are done', async () => {
+    const sent = messages('P2', 9);
+    const seen: string[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    const handle = await transport.consume('P2', 2, async (m) => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      seen.push(m.outboxId);
+      await sleep(30);
+      running--;
+      return { type: 'ack' };
+    });
+    await transport.publish(sent);
+    await waitUntil('9 jobs', () => seen.length === 9);
+    await sleep(300);
+    await handle.stop();
+    expect([...seen].sort()).toEqual(sent.map((m) => m.outboxId).sort());
+    expect(maxRunning).toBe(2);
+    expect(await queueDepth(url, `${prefix}.jobs.P2`)).toBe(0);
+  });
+
+  it('a job put back hands its whole message back once its other jobs are settled', async () => {
+    const sent = messages('P3', 4);
+    const seen: string[] = [];
+    const handle = await transport.consume('P3', 4, async (m) => {
+      seen.push(m.outboxId);
+      // The first delivery of the third job asks to go back (as at a graceful shutdown).
+      return m.outboxId === sent[2]!.outboxId && seen.filter((id) => id === m.outboxId).length === 1 ? { type: 'requeue' } : { type: 'ack' };
+    });
+    await transport.publish(sent);
+    // All four again: the engine's claim answers the done ones at once.
+    await waitUntil('the message twice', () => seen.length === 8);
+    await sleep(300);
+    await handle.stop();
+    expect(seen).toHaveLength(8);
+    for (const m of sent) expect(seen.filter((id) => id === m.outboxId)).toHaveLength(2);
+    expect(await queueDepth(url, `${prefix}.jobs.P3`)).toBe(0);
+  });
+
+  it('a retried or parked job goes alone: the delayed or parked copy carries that job only', async () => {
+    const sent = messages('P4', 4);
+    const seen: string[] = [];
+    const handle = await transport.consume('P4', 4, async (m): Promise<Settlement> => {
+      seen.push(m.outboxId);
+      if (m.outboxId === sent[0]!.outboxId && seen.filter((id) => id === m.outboxId).length === 1) return { type: 'retry', delayMs: 1_000 };
+      if (m.outboxId === sent[1]!.outboxId) return { type: 'park', reason: ParkReason.MISMATCH, detail: 'test' };
+      return { type: 'ack' };
+    });
+    await transport.publish(sent);
+    await waitUntil('the retried job again', () => seen.filter((id) => id === sent[0]!.outboxId).length === 2, 10_000);
+    await sleep(300);
+    await handle.stop();
+    // Four jobs, plus the retried one's copy: the others were not repeated.
+    expect(seen).toHaveLength(5);
+    expect(await queueDepth(url, `${prefix}.jobs.P4`)).toBe(0);
+    expect(await drainBodies(`${prefix}.parked`)).toEqual([sent[1]]);
+  });
+
+  it('parks a message whose array holds one bad job, running none of it', async () => {
+    let calls = 0;
+    const handle = await transport.consume('P5', 2, async () => {
+      calls++;
+      return { type: 'ack' };
+    });
+    const good = message('P5');
+    const model = await connect(url);
+    try {
+      const channel = await model.createConfirmChannel();
+      channel.publish(`${prefix}.work`, `${prefix}.jobs.P5`, Buffer.from(JSON.stringify([good, { ...good, outboxId: 'x' }])));
+      await channel.waitForConfirms();
+    } finally {
+      await model.close();
+    }
+    const deadline = Date.now() + 10_000;
+    while ((await queueDepth(url, `${prefix}.parked`)) !== 1 && Date.now() < deadline) await sleep(50);
+    await handle.stop();
+    expect(calls).toBe(0);
+    expect(await queueDepth(url, `${prefix}.jobs.P5`)).toBe(0);
+    expect(await drainBodies(`${prefix}.parked`)).toEqual([[good, { ...good, outboxId: 'x' }]]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } f
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
 import { ChannelAcks } from './channel-acks';
-import { parseJobMessage, type ParkReason } from './job-message';
+import { encodeJobMessage, encodeJobMessages, MAX_JOBS_PER_MESSAGE, parseJobMessages, type ParkReason } from './job-message';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
 import {
   PublishRefusedError,
@@ -63,6 +63,13 @@ export interface RabbitMqTransportOptions {
   delayBucketsMs?: readonly number[];
   /** How long `close()` waits for running handlers before it closes anyway. Default 30 s. */
   closeGraceMs?: number;
+  /**
+   * Per kind, how many of its jobs `publish` packs into one broker message
+   * (1–`MAX_JOBS_PER_MESSAGE`; a kind absent: 1). Every consumer reads both forms. More
+   * than one saves the broker and both ends a message's work per job, but a message's
+   * jobs all go to the one process that takes it: worth it only for short jobs.
+   */
+  jobsPerMessage?: Readonly<Record<string, number>>;
 }
 
 /** The names this transport declares under a prefix. */
@@ -145,6 +152,11 @@ export class RabbitMqTransport implements JobTransport {
   constructor(private readonly options: RabbitMqTransportOptions) {
     this.logger = options.logger;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
+    for (const [kind, jobs] of Object.entries(options.jobsPerMessage ?? {})) {
+      if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS_PER_MESSAGE) {
+        throw new Error(`jobsPerMessage of ${kind} must be an integer 1–${MAX_JOBS_PER_MESSAGE} (got ${jobs})`);
+      }
+    }
     this.topology = rabbitMqTopology(options.prefix, options.delayBucketsMs ?? DEFAULT_DELAY_BUCKETS_MS);
     this.connection = new RabbitMqConnection({
       url: options.url,
@@ -173,24 +185,19 @@ export class RabbitMqTransport implements JobTransport {
         const missing = [...new Set(messages.map((m) => m.kind))].filter((kind) => !this.declared.has(kind));
         if (missing.length > 0) await this.declareKinds(model, missing);
         const channel = await this.publisher(model);
+        const packed = this.pack(messages);
         const outcomes = await Promise.allSettled(
-          messages.map((message) =>
-            this.confirmPublish(
-              channel,
-              this.topology.workExchange,
-              this.topology.workQueue(message.kind),
-              Buffer.from(JSON.stringify({ outboxId: message.outboxId, jobId: message.jobId, kind: message.kind })),
-              {
-                persistent: true,
-                contentType: 'application/json',
-                messageId: message.outboxId,
-                type: message.kind,
-                timestamp: Math.floor(Date.now() / 1000),
-              },
-            ),
+          packed.map((jobs) =>
+            this.confirmPublish(channel, this.topology.workExchange, this.topology.workQueue(jobs[0]!.kind), encodeJobMessages(jobs), {
+              persistent: true,
+              contentType: 'application/json',
+              messageId: jobs[0]!.outboxId,
+              type: jobs[0]!.kind,
+              timestamp: Math.floor(Date.now() / 1000),
+            }),
           ),
         );
-        const refused = messages.filter((_m, i) => outcomes[i]!.status === 'rejected');
+        const refused = packed.filter((_jobs, i) => outcomes[i]!.status === 'rejected').flat();
         if (refused.length === 0) return;
         // An unroutable message means the kind's queue or binding is gone: declare it
         // again before the next publish of that kind.
@@ -204,6 +211,25 @@ export class RabbitMqTransport implements JobTransport {
       this.publishTimeoutMs,
       `rabbitmq publish of ${messages.length} message(s) not confirmed`,
     );
+  }
+
+  /** Groups messages by kind, in order, into broker messages of up to `jobsPerMessage(kind)` jobs. */
+  private pack(messages: readonly JobMessage[]): JobMessage[][] {
+    const perMessage = this.options.jobsPerMessage;
+    if (!perMessage || Object.keys(perMessage).length === 0) return messages.map((message) => [message]);
+    const packed: JobMessage[][] = [];
+    const open = new Map<string, JobMessage[]>();
+    for (const message of messages) {
+      let jobs = open.get(message.kind);
+      if (!jobs) {
+        jobs = [];
+        open.set(message.kind, jobs);
+        packed.push(jobs);
+      }
+      jobs.push(message);
+      if (jobs.length >= (perMessage[message.kind] ?? 1)) open.delete(message.kind);
+    }
+    return packed;
   }
 
   async consume(kind: string, consumers: number, handler: MessageHandler, options: ConsumeOptions = {}): Promise<ConsumerHandle> {
@@ -300,16 +326,16 @@ export class RabbitMqTransport implements JobTransport {
     return this.closed;
   }
 
-  /** @internal Publishes a delayed copy of a delivery; resolves when confirmed. */
-  async publishDelayed(kind: string, message: ConsumeMessage, delayMs: number): Promise<number> {
+  /** @internal Publishes a delayed copy of one job of a delivery (the job alone); resolves when confirmed. */
+  async publishDelayed(kind: string, message: ConsumeMessage, job: JobMessage, delayMs: number): Promise<number> {
     const bucket = pickDelayBucket(delayMs, this.topology.delayBucketsMs);
     const model = this.liveModel();
     const channel = await this.publisher(model);
     await withTimeout(
-      this.confirmPublish(channel, this.topology.delay(bucket), this.topology.workQueue(kind), message.content, {
+      this.confirmPublish(channel, this.topology.delay(bucket), this.topology.workQueue(kind), encodeJobMessage(job), {
         persistent: true,
         contentType: message.properties.contentType ?? 'application/json',
-        messageId: message.properties.messageId,
+        messageId: job.outboxId,
         type: kind,
         timestamp: Math.floor(Date.now() / 1000),
         headers: { 'x-jiaowu-retry-delay-ms': delayMs },
@@ -323,14 +349,16 @@ export class RabbitMqTransport implements JobTransport {
   /**
    * @internal Moves a copy of a delivery to the parked queue (confirmed and routed),
    * with why, from where and when in its headers; the caller then acks the original.
+   * Given `job`, the copy carries that job alone (one of a message carrying several).
    */
-  async park(kind: string, message: ConsumeMessage, reason: ParkReason, detail: string): Promise<void> {
+  async park(kind: string, message: ConsumeMessage, reason: ParkReason, detail: string, job?: JobMessage): Promise<void> {
     const model = this.liveModel();
     const { properties } = message;
+    const content = job ? encodeJobMessage(job) : message.content;
     const options: Options.Publish = {
       persistent: true,
       contentType: properties.contentType,
-      messageId: properties.messageId,
+      messageId: job ? job.outboxId : properties.messageId,
       type: properties.type,
       timestamp: properties.timestamp,
       headers: {
@@ -343,7 +371,7 @@ export class RabbitMqTransport implements JobTransport {
     };
     const send = async () =>
       withTimeout(
-        this.confirmPublish(await this.publisher(model), '', this.topology.parked, message.content, options),
+        this.confirmPublish(await this.publisher(model), '', this.topology.parked, content, options),
         this.publishTimeoutMs,
         'parked copy not confirmed',
       );
@@ -453,19 +481,34 @@ export class RabbitMqTransport implements JobTransport {
   }
 }
 
-interface Delivery {
+/**
+ * A broker message as its consumer holds it: it is acknowledged once every job it
+ * carries is settled, or handed back whole if any of them was (a redelivered job
+ * already done meets its finished row and is acked at once).
+ */
+interface BrokerMessage {
   channel: Channel;
   raw: ConsumeMessage;
+  /** Its jobs not settled yet. */
+  unsettled: number;
+  /** A job of it asked to be put back: the whole message goes back to the queue. */
+  handBack: boolean;
+}
+
+/** One job of a broker message, waiting for or held by a consumer slot. */
+interface Delivery {
+  source: BrokerMessage;
   message: JobMessage;
 }
 
 /**
- * One kind's consumer: its own channel, `prefetch(consumers + prefetch)`, at most
- * `consumers` handlers at a time; deliveries beyond them wait in `waiting`, ready for
- * the next free slot (unacknowledged: a dead process hands them back). The limit is
- * also kept locally, across channels: after a channel dies, handlers of its (requeued)
- * deliveries may still run, and deliveries on the new channel wait in `waiting` until
- * a slot is free, so `active` never exceeds `consumers`.
+ * One kind's consumer: its own channel, `prefetch(consumers + prefetch)` broker
+ * messages, at most `consumers` handlers at a time; jobs beyond them (a message may
+ * carry several) wait in `waiting`, ready for the next free slot (unacknowledged: a
+ * dead process hands them back). The limit is also kept locally, across channels:
+ * after a channel dies, handlers of its (requeued) deliveries may still run, and
+ * deliveries on the new channel wait in `waiting` until a slot is free, so `active`
+ * never exceeds `consumers`.
  * (Such a waiting delivery is unacked too; should old handlers outlive `consumer_timeout`
  * again, that channel is closed and re-attached in turn — no message is lost.)
  */
@@ -564,7 +607,7 @@ class KindConsumer implements ConsumerHandle {
           this.logger.debug({ err: error }, 'consumer cancel failed'),
         );
       }
-      for (const delivery of this.waiting.splice(0)) this.nack(delivery, true);
+      for (const delivery of this.waiting.splice(0)) this.settled(delivery, true);
     }
     if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     const channel = this.channel;
@@ -584,7 +627,7 @@ class KindConsumer implements ConsumerHandle {
     this.channel = null;
     this.consumerTag = null;
     // The broker requeued every unacked delivery of that channel; drop our copies.
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.channel === channel) this.waiting.splice(i, 1);
+    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.source.channel === channel) this.waiting.splice(i, 1);
     if (this.stopped || this.transport.isClosed) return;
     this.logger.warn({ queue: this.queue }, 'consumer channel closed; re-attaching');
     this.scheduleReattach();
@@ -598,26 +641,26 @@ class KindConsumer implements ConsumerHandle {
       return;
     }
     this.acksOf(channel).delivered(raw);
-    const parsed = parseJobMessage(raw.content, this.kind);
+    const parsed = parseJobMessages(raw.content, this.kind);
+    const source: BrokerMessage = { channel, raw, unsettled: parsed.ok ? parsed.messages.length : 1, handBack: false };
     if (!parsed.ok) {
       // A poison message must never loop, nor reach the database: park it (outside the
       // consumer slots: it runs nothing).
-      void this.park({ channel, raw }, parsed.reason, parsed.detail);
+      void this.park(source, parsed.reason, parsed.detail).then((handBack) => this.settle(source, handBack));
       return;
     }
-    const delivery: Delivery = { channel, raw, message: parsed.message };
     if (this.stopped) {
-      this.nack(delivery, true);
+      this.nack(source, true);
       return;
     }
-    this.waiting.push(delivery);
+    for (const message of parsed.messages) this.waiting.push({ source, message });
     this.pump();
   }
 
   private pump(): void {
     while (!this.stopped && this.running < this.consumers && this.waiting.length > 0) {
       const delivery = this.waiting.shift()!;
-      if (this.transport.closedChannels.has(delivery.channel)) continue;
+      if (this.transport.closedChannels.has(delivery.source.channel)) continue;
       this.running++;
       void this.run(delivery);
     }
@@ -632,7 +675,7 @@ class KindConsumer implements ConsumerHandle {
         this.logger.warn({ err: error, outboxId: delivery.message.outboxId }, 'handler threw; retrying the message in 1 s');
         settlement = { type: 'retry', delayMs: THROWN_HANDLER_RETRY_MS };
       }
-      await this.settle(delivery, settlement);
+      this.settled(delivery, await this.carryOut(delivery, settlement));
     } catch (error) {
       this.logger.error({ err: error }, 'settling a delivery failed');
     } finally {
@@ -646,51 +689,71 @@ class KindConsumer implements ConsumerHandle {
     }
   }
 
-  private async settle(delivery: Delivery, settlement: Settlement): Promise<void> {
-    if (this.transport.closedChannels.has(delivery.channel)) {
-      // The channel died while the handler ran: the broker has requeued the message.
-      this.logger.debug({ outboxId: delivery.message.outboxId, settlement: settlement.type }, 'channel gone; settlement skipped');
-      return;
-    }
+  /**
+   * Carries out what the handler decided for one job; true when its broker message must
+   * go back to the queue. A retry or a park sends a copy of this job alone, so the
+   * message's other jobs are not repeated.
+   */
+  private async carryOut(delivery: Delivery, settlement: Settlement): Promise<boolean> {
+    const { source, message } = delivery;
+    // The channel died while the handler ran: the broker has requeued the message.
+    if (this.transport.closedChannels.has(source.channel)) return false;
     switch (settlement.type) {
       case 'ack':
-        this.ack(delivery);
-        return;
+        return false;
       case 'requeue':
-        this.nack(delivery, true);
-        return;
+        return true;
       case 'park':
-        await this.park(delivery, settlement.reason, settlement.detail);
-        return;
+        return this.park(source, settlement.reason, settlement.detail, message);
       case 'retry':
         try {
-          const bucket = await this.transport.publishDelayed(this.kind, delivery.raw, settlement.delayMs);
-          this.logger.debug({ outboxId: delivery.message.outboxId, delayMs: settlement.delayMs, bucket }, 'retry scheduled');
-          this.ack(delivery);
+          const bucket = await this.transport.publishDelayed(this.kind, source.raw, message, settlement.delayMs);
+          this.logger.debug({ outboxId: message.outboxId, delayMs: settlement.delayMs, bucket }, 'retry scheduled');
+          return false;
         } catch (error) {
           // No delayed copy: keep the slot a little (no hot loop), then hand it back.
-          this.logger.warn({ err: error, outboxId: delivery.message.outboxId }, 'could not schedule a delayed retry; requeueing');
+          this.logger.warn({ err: error, outboxId: message.outboxId }, 'could not schedule a delayed retry; requeueing');
           await sleep(Math.min(settlement.delayMs, 5_000));
-          this.nack(delivery, true);
+          return true;
         }
-        return;
     }
   }
 
-  /** Parks a delivery, then acks it; if the broker cannot take the parked copy, hands it back after a pause. */
-  private async park(delivery: Pick<Delivery, 'channel' | 'raw'>, reason: ParkReason, detail: string): Promise<void> {
-    const { raw } = delivery;
+  /** One job of a broker message is settled; the last one settles the message. */
+  private settled(delivery: Delivery, handBack: boolean): void {
+    const { source } = delivery;
+    source.handBack ||= handBack;
+    if (--source.unsettled > 0) return;
+    this.settle(source, source.handBack);
+  }
+
+  private settle(source: BrokerMessage, handBack: boolean): void {
+    if (this.transport.closedChannels.has(source.channel)) {
+      this.logger.debug({ messageId: source.raw.properties.messageId }, 'channel gone; settlement skipped');
+      return;
+    }
+    if (handBack) this.nack(source, true);
+    else this.ack(source);
+  }
+
+  /**
+   * Moves a copy of a broker message (or of its `job` alone) to the parked queue; true
+   * when the broker could not take it, after a pause, so the message goes back to its
+   * queue instead.
+   */
+  private async park(source: BrokerMessage, reason: ParkReason, detail: string, job?: JobMessage): Promise<boolean> {
+    const { raw } = source;
     this.logger.error(
-      { queue: this.queue, reason, detail, messageId: raw.properties.messageId, body: raw.content.toString('utf8').slice(0, 500) },
+      { queue: this.queue, reason, detail, messageId: job?.outboxId ?? raw.properties.messageId, body: job ?? raw.content.toString('utf8').slice(0, 500) },
       'job message parked: it will not run',
     );
     try {
-      await this.transport.park(this.kind, raw, reason, detail);
-      this.ack(delivery);
+      await this.transport.park(this.kind, raw, reason, detail, job);
+      return false;
     } catch (error) {
       this.logger.warn({ err: error, queue: this.queue }, 'could not park a message; handing it back');
       await sleep(PARK_FAILED_REQUEUE_MS);
-      this.nack(delivery, true);
+      return true;
     }
   }
 
@@ -705,15 +768,15 @@ class KindConsumer implements ConsumerHandle {
     return acks;
   }
 
-  private ack(delivery: Pick<Delivery, 'channel' | 'raw'>): void {
-    if (this.transport.closedChannels.has(delivery.channel)) return;
-    this.acksOf(delivery.channel).ack(delivery.raw);
+  private ack(source: BrokerMessage): void {
+    if (this.transport.closedChannels.has(source.channel)) return;
+    this.acksOf(source.channel).ack(source.raw);
   }
 
-  private nack(delivery: Pick<Delivery, 'channel' | 'raw'>, requeue: boolean): void {
-    if (this.transport.closedChannels.has(delivery.channel)) return;
+  private nack(source: BrokerMessage, requeue: boolean): void {
+    if (this.transport.closedChannels.has(source.channel)) return;
     try {
-      this.acksOf(delivery.channel).nack(delivery.raw, requeue);
+      this.acksOf(source.channel).nack(source.raw, requeue);
     } catch (error) {
       this.logger.debug({ err: error }, 'nack on a closed channel ignored');
     }
