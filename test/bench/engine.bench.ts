@@ -55,7 +55,7 @@ const FLOOR_SECONDS = Number(arg('floor-seconds', '5'));
 /** Deliveries each bench kind holds beyond its running jobs (JOB_PREFETCH_<KIND>): no-op jobs are the short jobs it is for. */
 const PREFETCH = Number(arg('prefetch', '48'));
 /** Jobs the bench's publisher packs into one RabbitMQ message (JOBS_PER_MESSAGE_<KIND>): no-op jobs are the short jobs it is for. */
-const JOBS_PER_MESSAGE = Number(arg('jobs-per-message', '1'));
+const JOBS_PER_MESSAGE = Number(arg('jobs-per-message', '16'));
 type Figure = 'drain1' | 'drain3' | 'enqueue' | 'latency';
 const FIGURES = arg('figures', 'drain1,drain3,enqueue,latency').split(',') as Figure[];
 const PEERS = arg('peers', 'default,batched').split(',').filter((p): p is GraphileMode => p === 'default' || p === 'batched');
@@ -295,6 +295,7 @@ async function mainScale(): Promise<void> {
     jobs: JOBS,
     consumers: CONSUMERS,
     prefetch: PREFETCH,
+    jobsPerMessage: JOBS_PER_MESSAGE,
     steadySeconds: Number(arg('steady-seconds', '10')),
     workerCounts: arg('workers', '1,2,4').split(',').map(Number),
   };
@@ -303,7 +304,7 @@ async function mainScale(): Promise<void> {
   printScale(rows, options);
   console.log(`load after: ${loadAverage()}`);
   console.log(
-    `reproduce: npm run bench:engine -- --scale --jobs ${JOBS} --prefetch ${PREFETCH} --steady-seconds ${options.steadySeconds} --workers ${options.workerCounts.join(',')}`,
+    `reproduce: npm run bench:engine -- --scale --jobs ${JOBS} --prefetch ${PREFETCH} --jobs-per-message ${JOBS_PER_MESSAGE} --steady-seconds ${options.steadySeconds} --workers ${options.workerCounts.join(',')}`,
   );
 }
 

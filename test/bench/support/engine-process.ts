@@ -30,12 +30,18 @@ async function main(): Promise<void> {
   const kinds = env('BENCH_KINDS').split(',');
   const consumers = Number(env('BENCH_CONSUMERS'));
   const prefetch = Number(env('BENCH_PREFETCH'));
+  const jobsPerMessage = Number(env('BENCH_JOBS_PER_MESSAGE'));
   const url = env('BENCH_RABBITMQ_URL');
   const prefix = env('BENCH_RABBITMQ_PREFIX');
   const send = (message: FromEngineProcess) => process.send?.(message);
   // Few connections each: several of these processes share one server with other users.
   const db = await openDatabase({ url: env('BENCH_DATABASE_URL'), poolSize: role === 'api' ? 10 : 6, logger: silentLogger, migrate: false });
-  const transport = new RabbitMqTransport({ url, prefix, logger: silentLogger });
+  const transport = new RabbitMqTransport({
+    url,
+    prefix,
+    logger: silentLogger,
+    jobsPerMessage: Object.fromEntries(kinds.map((kind) => [kind, jobsPerMessage])),
+  });
   const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control' });
   const engine = buildEngine({
     db,
