@@ -1,7 +1,40 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * Seconds each of the slowest test files took in a CI run (2026-12-02, two files at a
+ * time on two cores). CI runs on a clean checkout, where vitest has no timings of its
+ * own and orders files by size, so a one-minute file could start last and run alone at
+ * the end; started first (longest first, the rest after), the two workers finish
+ * together. Rough figures are enough: only the order matters.
+ */
+const SLOW_FILES: Readonly<Record<string, number>> = {
+  'test/benchmarks.test.ts': 128,
+  'test/engine/process-faults.test.ts': 56,
+  'test/web/timetabling-pages.test.ts': 48,
+  'test/engine/chaos.test.ts': 44,
+  'test/engine/rabbitmq-transport.test.ts': 44,
+  'test/embedded-default.test.ts': 35,
+  'test/engine/delivery-durability.test.ts': 31,
+  'test/web/jobs-page.test.ts': 27,
+  'test/api/subscription-resync.test.ts': 27,
+  'test/engine/database-restart-resume.test.ts': 22,
+  'test/exams/makeup-exam-arrangement.test.ts': 21,
+};
+
+/** Runs the known slow files first, longest first; every other file after them, in vitest's own order. */
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const seconds = (file: TestSpecification) => SLOW_FILES[path.relative(this.ctx.config.root, file.moduleId).split(path.sep).join('/')] ?? 0;
+    // Array.prototype.sort is stable: files of equal weight keep vitest's order.
+    return [...sorted].sort((a, b) => seconds(b) - seconds(a));
+  }
+}
 
 export default defineConfig({
   resolve: {
@@ -18,5 +51,6 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });
