@@ -96,15 +96,16 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
       await db.pool.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
       await untilSucceeded(options.jobs);
       const backlogRate = options.jobs / ((performance.now() - backlogStarted) / 1000);
-      // Steady: enqueue and run at once.
-      await db.pool.query('TRUNCATE jobs, job_outbox');
+      // Steady: enqueue and run at once (the backlog's jobs stay: emptying the tables
+      // under running processes would leave PostgreSQL planning on an empty table's
+      // statistics, a state no running service is in).
       const steadyStarted = performance.now();
       const enqueued = await Promise.all(
         apiChildren.map((c) => c.request({ type: 'enqueue', id: nextId++, seconds: options.steadySeconds, clients: CLIENTS_PER_API }, 'enqueued', options.steadySeconds * 1000 + 60_000)),
       );
       const total = enqueued.reduce((sum, e) => sum + e.count, 0);
       const enqueueRate = total / options.steadySeconds;
-      await untilSucceeded(total);
+      await untilSucceeded(options.jobs + total);
       const steadyRate = total / ((performance.now() - steadyStarted) / 1000);
       await stop([...apiChildren, ...workerChildren]);
       rows.push({ workers, backlogRate, enqueueRate, steadyRate });
