@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/engine/logger';
 import { insertJobs } from '../../src/engine/queries/insert-jobs';
 import { poolSql } from '../../src/engine/db/sql';
 import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
+import type { Processor } from '../../src/engine/registry';
 import { JobStatus } from '../../src/engine/types';
 import { buildEngine, createTestDb, newJobArgs } from '../support/engine-harness';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
@@ -32,10 +33,11 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
   }
 }
 
-function packedTransport(): RabbitMqTransport {
+/** An engine running KIND with `consumers`, on a transport packing JOBS_PER_MESSAGE jobs per message. */
+function packedEngine(consumers: number, processor: Processor<unknown, unknown>): JobEngine {
   const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger, jobsPerMessage: { [KIND]: JOBS_PER_MESSAGE } });
   transports.push(transport);
-  return transport;
+  return buildEngine({ db: ctx.db, transport, registrations: [{ kind: KIND, defaults: { consumers }, processor }] });
 }
 
 /** Queues `n` jobs straight into the tables, so that the publisher's first pass sends them together. */
@@ -72,21 +74,11 @@ describe.runIf(requireRabbit())('several jobs in one RabbitMQ message', () => {
     const ids = await queueJobs(40);
     const failOnce = new Set(ids.filter((_, i) => i % 7 === 0));
     const runs = new Map<string, number>();
-    engine = buildEngine({
-      db: ctx.db,
-      transport: packedTransport(),
-      registrations: [
-        {
-          kind: KIND,
-          defaults: { consumers: 4 },
-          processor: async ({ job: { id: jobId } }) => {
-            const run = (runs.get(jobId) ?? 0) + 1;
-            runs.set(jobId, run);
-            if (failOnce.has(jobId) && run === 1) throw new Error('first attempt fails');
-            return run;
-          },
-        },
-      ],
+    engine = packedEngine(4, async ({ job: { id: jobId } }) => {
+      const run = (runs.get(jobId) ?? 0) + 1;
+      runs.set(jobId, run);
+      if (failOnce.has(jobId) && run === 1) throw new Error('first attempt fails');
+      return run;
     });
     await engine.start();
     await until('40 jobs done', async () => (await jobRows(ids)).every((row) => row.status === JobStatus.SUCCEEDED));
@@ -108,30 +100,16 @@ describe.runIf(requireRabbit())('several jobs in one RabbitMQ message', () => {
     // The first process finishes three jobs of the first message, then holds the next
     // ones until the stop aborts them: the message's other five are not done.
     let started = 0;
-    engine = buildEngine({
-      db: ctx.db,
-      transport: packedTransport(),
-      registrations: [
-        {
-          kind: KIND,
-          defaults: { consumers: 2 },
-          processor: async ({ job, signal }) => {
-            if (++started <= 3) return succeed(job.id);
-            await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-            throw new Error('stopped');
-          },
-        },
-      ],
+    engine = packedEngine(2, async ({ job, signal }) => {
+      if (++started <= 3) return succeed(job.id);
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      throw new Error('stopped');
     });
     await engine.start();
     await until('three jobs done and two held', () => successes.size === 3 && started === 5);
     await engine.stop(300);
     expect(successes.size).toBe(3);
-    engine = buildEngine({
-      db: ctx.db,
-      transport: packedTransport(),
-      registrations: [{ kind: KIND, defaults: { consumers: 2 }, processor: async ({ job }) => succeed(job.id) }],
-    });
+    engine = packedEngine(2, async ({ job }) => succeed(job.id));
     await engine.start();
     await until('24 jobs done', async () => (await jobRows(ids)).every((row) => row.status === JobStatus.SUCCEEDED));
     await sleep(500);
