@@ -20,9 +20,11 @@ export type ParsedJobMessages = { ok: true; messages: JobMessage[] } | { ok: fal
 /** Most jobs one broker message may carry (`JOBS_PER_MESSAGE_<KIND>`'s upper bound). */
 export const MAX_JOBS_PER_MESSAGE = 64;
 
-/** The body of one job's message: `{ outboxId, jobId, kind }`. */
-export const encodeJobMessage = (message: JobMessage): Buffer =>
-  Buffer.from(JSON.stringify({ outboxId: message.outboxId, jobId: message.jobId, kind: message.kind }));
+/** What a message carries of one job: `{ outboxId, jobId, kind }`. */
+const wireForm = (message: JobMessage) => ({ outboxId: message.outboxId, jobId: message.jobId, kind: message.kind });
+
+/** The body of one job's message. */
+export const encodeJobMessage = (message: JobMessage): Buffer => Buffer.from(JSON.stringify(wireForm(message)));
 
 /**
  * The body of a broker message carrying several jobs of one kind: a JSON array of
@@ -30,7 +32,7 @@ export const encodeJobMessage = (message: JobMessage): Buffer =>
  */
 export function encodeJobMessages(messages: readonly JobMessage[]): Buffer {
   if (messages.length === 1) return encodeJobMessage(messages[0]!);
-  return Buffer.from(JSON.stringify(messages.map((m) => ({ outboxId: m.outboxId, jobId: m.jobId, kind: m.kind }))));
+  return Buffer.from(JSON.stringify(messages.map(wireForm)));
 }
 
 /**

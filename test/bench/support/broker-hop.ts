@@ -12,8 +12,8 @@ export type QueueType = 'quorum' | 'classic';
  */
 export async function measureBrokerHop(url: string, queue: string, type: QueueType, samples: number, warmup: number): Promise<number[]> {
   const connection = await amqp.connect(url, { noDelay: true });
+  const publisher = await connection.createConfirmChannel();
   try {
-    const publisher = await connection.createConfirmChannel();
     const consumer = await connection.createChannel();
     await publisher.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': type } });
     let delivered: (() => void) | null = null;
@@ -30,9 +30,9 @@ export async function measureBrokerHop(url: string, queue: string, type: QueueTy
       await arrived;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await publisher.deleteQueue(queue);
     return hops.slice(warmup);
   } finally {
+    await publisher.deleteQueue(queue).catch(() => undefined);
     await connection.close().catch(() => undefined);
   }
 }
