@@ -1,8 +1,8 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
-import { ChannelAcks } from './channel-acks';
-import { encodeJobMessage, encodeJobMessages, MAX_JOBS_PER_MESSAGE, parseJobMessages, type ParkReason } from './job-message';
+import { encodeJobMessage, encodeJobMessages, MAX_JOBS_PER_MESSAGE, type ParkReason } from './job-message';
+import { KindConsumer } from './kind-consumer';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
 import {
   PublishRefusedError,
@@ -12,8 +12,8 @@ import {
   type JobTransport,
   type MessageHandler,
   type ParkedMessage,
-  type Settlement,
 } from './transport';
+import { withTimeout } from './with-timeout';
 
 /**
  * Delays the broker can hold a copy of a delivery for: a duplicate that found its job
@@ -28,10 +28,6 @@ export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
   1_000, 2_000, 3_000, 5_000, 8_000, 13_000, 20_000, 30_000, 45_000, 60_000, 90_000, 120_000, 180_000, 300_000, 600_000,
 ];
 
-/** How long a handler that threw waits before its message comes back. */
-const THROWN_HANDLER_RETRY_MS = 1_000;
-/** How long a delivery that could not be parked (broker trouble) waits before it is handed back. */
-const PARK_FAILED_REQUEUE_MS = 1_000;
 /** How long the parked count (for health) may take before it counts as unknown. */
 const PARKED_COUNT_TIMEOUT_MS = 2_000;
 /**
@@ -481,311 +477,6 @@ export class RabbitMqTransport implements JobTransport {
   }
 }
 
-/**
- * A broker message as its consumer holds it: it is acknowledged once every job it
- * carries is settled, or handed back whole if any of them was (a redelivered job
- * already done meets its finished row and is acked at once).
- */
-interface BrokerMessage {
-  channel: Channel;
-  raw: ConsumeMessage;
-  /** Its jobs not settled yet. */
-  unsettled: number;
-  /** A job of it asked to be put back: the whole message goes back to the queue. */
-  handBack: boolean;
-}
-
-/** One job of a broker message, waiting for or held by a consumer slot. */
-interface Delivery {
-  source: BrokerMessage;
-  message: JobMessage;
-}
-
-/**
- * One kind's consumer: its own channel, `prefetch(consumers + prefetch)` broker
- * messages, at most `consumers` handlers at a time; jobs beyond them (a message may
- * carry several) wait in `waiting`, ready for the next free slot (unacknowledged: a
- * dead process hands them back). The limit is also kept locally, across channels:
- * after a channel dies, handlers of its (requeued) deliveries may still run, and
- * deliveries on the new channel wait in `waiting` until a slot is free, so `active`
- * never exceeds `consumers`.
- * (Such a waiting delivery is unacked too; should old handlers outlive `consumer_timeout`
- * again, that channel is closed and re-attached in turn — no message is lost.)
- */
-class KindConsumer implements ConsumerHandle {
-  private channel: Channel | null = null;
-  private consumerTag: string | null = null;
-  private attaching: ChannelModel | null = null;
-  private running = 0;
-  private readonly waiting: Delivery[] = [];
-  private stopped = false;
-  private idleWaiters: Array<() => void> = [];
-  private reattachTimer: NodeJS.Timeout | null = null;
-  private reattachDelayMs = 500;
-  private readonly queue: string;
-  /** Acks of each channel this consumer had, sent several to a frame (see ChannelAcks). */
-  private readonly acks = new WeakMap<Channel, ChannelAcks>();
-
-  constructor(
-    private readonly transport: RabbitMqTransport,
-    readonly kind: string,
-    private readonly consumers: number,
-    /** Deliveries held in `waiting` beyond the running ones: the channel's prefetch is `consumers + prefetch`. */
-    private readonly prefetch: number,
-    private readonly handler: MessageHandler,
-    private readonly logger: Logger,
-  ) {
-    this.queue = transport.topology.workQueue(kind);
-  }
-
-  get active(): number {
-    return this.running;
-  }
-
-  /** Opens a channel on `model` and starts consuming (idempotent per model). */
-  async attach(model: ChannelModel): Promise<void> {
-    if (this.stopped || this.attaching === model) return;
-    if (this.channel && !this.transport.closedChannels.has(this.channel) && channelModelOf(this.channel) === model) return;
-    this.attaching = model;
-    let channel: Channel | undefined;
-    try {
-      channel = await model.createChannel();
-      const ch = channel;
-      ch.on('error', (error: Error) => this.logger.warn({ err: error }, 'rabbitmq consumer channel error'));
-      ch.on('handler-error', (error: Error, event: string) => this.logger.error({ err: error, event }, 'consumer channel listener threw'));
-      ch.on('close', () => this.onChannelClosed(ch));
-      (ch as ChannelWithModel).__jiaowuModel = model;
-      await this.transport.declareKind(ch, this.kind);
-      await ch.prefetch(this.consumers + this.prefetch);
-      if (this.stopped) {
-        await ch.close().catch(() => undefined);
-        return;
-      }
-      this.channel = ch;
-      const { consumerTag } = await ch.consume(this.queue, (raw) => this.onDelivery(ch, raw), { noAck: false });
-      this.consumerTag = consumerTag;
-      this.reattachDelayMs = 500;
-      this.logger.debug({ queue: this.queue, consumers: this.consumers }, 'consumer attached');
-    } catch (error) {
-      if (channel) await channel.close().catch(() => undefined);
-      throw error;
-    } finally {
-      if (this.attaching === model) this.attaching = null;
-    }
-  }
-
-  /** Re-attaches on the live connection after a pause, unless a reconnect does it first. */
-  scheduleReattach(): void {
-    if (this.stopped || this.transport.isClosed || this.reattachTimer) return;
-    const delay = this.reattachDelayMs;
-    this.reattachDelayMs = Math.min(this.reattachDelayMs * 2, 10_000);
-    this.reattachTimer = setTimeout(() => {
-      this.reattachTimer = null;
-      if (this.stopped || this.transport.isClosed) return;
-      if (this.channel && !this.transport.closedChannels.has(this.channel)) return;
-      const model = this.transport.currentModel();
-      // No connection: the recovering connection's setup re-attaches every consumer.
-      if (!model) return;
-      this.attach(model).catch((error) => {
-        this.logger.warn({ err: error }, 'consumer re-attach failed; trying again');
-        this.scheduleReattach();
-      });
-    }, delay);
-    this.reattachTimer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopped = true;
-      if (this.transport.consumers.get(this.kind) === this) this.transport.consumers.delete(this.kind);
-      if (this.reattachTimer) clearTimeout(this.reattachTimer);
-      this.reattachTimer = null;
-      const channel = this.channel;
-      const tag = this.consumerTag;
-      if (channel && tag && !this.transport.closedChannels.has(channel)) {
-        await withTimeout(channel.cancel(tag), 5_000, 'basic.cancel').catch((error) =>
-          this.logger.debug({ err: error }, 'consumer cancel failed'),
-        );
-      }
-      for (const delivery of this.waiting.splice(0)) this.settled(delivery, true);
-    }
-    if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    const channel = this.channel;
-    this.channel = null;
-    this.consumerTag = null;
-    if (channel && !this.transport.closedChannels.has(channel)) {
-      // Acks still waiting for the end of the turn must leave before the channel closes,
-      // or the broker would hand those finished deliveries out again.
-      this.acks.get(channel)?.flush();
-      await channel.close().catch(() => undefined);
-    }
-  }
-
-  private onChannelClosed(channel: Channel): void {
-    this.transport.closedChannels.add(channel);
-    if (this.channel !== channel) return;
-    this.channel = null;
-    this.consumerTag = null;
-    // The broker requeued every unacked delivery of that channel; drop our copies.
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.source.channel === channel) this.waiting.splice(i, 1);
-    if (this.stopped || this.transport.isClosed) return;
-    this.logger.warn({ queue: this.queue }, 'consumer channel closed; re-attaching');
-    this.scheduleReattach();
-  }
-
-  private onDelivery(channel: Channel, raw: ConsumeMessage | null): void {
-    if (raw === null) {
-      // Cancelled by the server (queue deleted, node failover): start over on a new channel.
-      this.logger.warn({ queue: this.queue }, 'consumer cancelled by the broker');
-      if (this.channel === channel) channel.close().catch(() => undefined);
-      return;
-    }
-    this.acksOf(channel).delivered(raw);
-    const parsed = parseJobMessages(raw.content, this.kind);
-    const source: BrokerMessage = { channel, raw, unsettled: parsed.ok ? parsed.messages.length : 1, handBack: false };
-    if (!parsed.ok) {
-      // A poison message must never loop, nor reach the database: park it (outside the
-      // consumer slots: it runs nothing).
-      void this.park(source, parsed.reason, parsed.detail).then((handBack) => this.settle(source, handBack));
-      return;
-    }
-    if (this.stopped) {
-      this.nack(source, true);
-      return;
-    }
-    for (const message of parsed.messages) this.waiting.push({ source, message });
-    this.pump();
-  }
-
-  private pump(): void {
-    while (!this.stopped && this.running < this.consumers && this.waiting.length > 0) {
-      const delivery = this.waiting.shift()!;
-      if (this.transport.closedChannels.has(delivery.source.channel)) continue;
-      this.running++;
-      void this.run(delivery);
-    }
-  }
-
-  private async run(delivery: Delivery): Promise<void> {
-    try {
-      let settlement: Settlement;
-      try {
-        settlement = await this.handler(delivery.message);
-      } catch (error) {
-        this.logger.warn({ err: error, outboxId: delivery.message.outboxId }, 'handler threw; retrying the message in 1 s');
-        settlement = { type: 'retry', delayMs: THROWN_HANDLER_RETRY_MS };
-      }
-      this.settled(delivery, await this.carryOut(delivery, settlement));
-    } catch (error) {
-      this.logger.error({ err: error }, 'settling a delivery failed');
-    } finally {
-      this.running--;
-      if (this.running === 0 && this.idleWaiters.length > 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const resolve of waiters) resolve();
-      }
-      this.pump();
-    }
-  }
-
-  /**
-   * Carries out what the handler decided for one job; true when its broker message must
-   * go back to the queue. A retry or a park sends a copy of this job alone, so the
-   * message's other jobs are not repeated.
-   */
-  private async carryOut(delivery: Delivery, settlement: Settlement): Promise<boolean> {
-    const { source, message } = delivery;
-    // The channel died while the handler ran: the broker has requeued the message.
-    if (this.transport.closedChannels.has(source.channel)) return false;
-    switch (settlement.type) {
-      case 'ack':
-        return false;
-      case 'requeue':
-        return true;
-      case 'park':
-        return this.park(source, settlement.reason, settlement.detail, message);
-      case 'retry':
-        try {
-          const bucket = await this.transport.publishDelayed(this.kind, source.raw, message, settlement.delayMs);
-          this.logger.debug({ outboxId: message.outboxId, delayMs: settlement.delayMs, bucket }, 'retry scheduled');
-          return false;
-        } catch (error) {
-          // No delayed copy: keep the slot a little (no hot loop), then hand it back.
-          this.logger.warn({ err: error, outboxId: message.outboxId }, 'could not schedule a delayed retry; requeueing');
-          await sleep(Math.min(settlement.delayMs, 5_000));
-          return true;
-        }
-    }
-  }
-
-  /** One job of a broker message is settled; the last one settles the message. */
-  private settled(delivery: Delivery, handBack: boolean): void {
-    const { source } = delivery;
-    source.handBack ||= handBack;
-    if (--source.unsettled > 0) return;
-    this.settle(source, source.handBack);
-  }
-
-  private settle(source: BrokerMessage, handBack: boolean): void {
-    if (this.transport.closedChannels.has(source.channel)) {
-      this.logger.debug({ messageId: source.raw.properties.messageId }, 'channel gone; settlement skipped');
-      return;
-    }
-    if (handBack) this.nack(source, true);
-    else this.ack(source);
-  }
-
-  /**
-   * Moves a copy of a broker message (or of its `job` alone) to the parked queue; true
-   * when the broker could not take it, after a pause, so the message goes back to its
-   * queue instead.
-   */
-  private async park(source: BrokerMessage, reason: ParkReason, detail: string, job?: JobMessage): Promise<boolean> {
-    const { raw } = source;
-    this.logger.error(
-      { queue: this.queue, reason, detail, messageId: job?.outboxId ?? raw.properties.messageId, body: job ?? raw.content.toString('utf8').slice(0, 500) },
-      'job message parked: it will not run',
-    );
-    try {
-      await this.transport.park(this.kind, raw, reason, detail, job);
-      return false;
-    } catch (error) {
-      this.logger.warn({ err: error, queue: this.queue }, 'could not park a message; handing it back');
-      await sleep(PARK_FAILED_REQUEUE_MS);
-      return true;
-    }
-  }
-
-  private acksOf(channel: Channel): ChannelAcks {
-    let acks = this.acks.get(channel);
-    if (!acks) {
-      acks = new ChannelAcks(channel, () => this.transport.closedChannels.has(channel), (error) =>
-        this.logger.debug({ err: error }, 'ack on a closed channel ignored'),
-      );
-      this.acks.set(channel, acks);
-    }
-    return acks;
-  }
-
-  private ack(source: BrokerMessage): void {
-    if (this.transport.closedChannels.has(source.channel)) return;
-    this.acksOf(source.channel).ack(source.raw);
-  }
-
-  private nack(source: BrokerMessage, requeue: boolean): void {
-    if (this.transport.closedChannels.has(source.channel)) return;
-    try {
-      this.acksOf(source.channel).nack(source.raw, requeue);
-    } catch (error) {
-      this.logger.debug({ err: error }, 'nack on a closed channel ignored');
-    }
-  }
-}
-
-type ChannelWithModel = Channel & { __jiaowuModel?: ChannelModel };
-const channelModelOf = (channel: Channel): ChannelModel | undefined => (channel as ChannelWithModel).__jiaowuModel;
-
 async function withChannel<T>(model: ChannelModel, work: (channel: Channel) => Promise<T>): Promise<T> {
   const channel = await model.createChannel();
   channel.on('error', () => undefined);
@@ -795,14 +486,3 @@ async function withChannel<T>(model: ChannelModel, work: (channel: Channel) => P
     await channel.close().catch(() => undefined);
   }
 }
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
-  });
-  promise.catch(() => undefined);
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
