@@ -144,6 +144,8 @@ export class RabbitMqTransport implements JobTransport {
   /** Publish ids the broker returned as unroutable, until their confirm arrives. */
   private readonly returned = new Set<string>();
   private readonly parkListeners = new Set<(parked: ParkedMessage) => void>();
+  /** Kinds whose jobs `publish` packs several to a message, and how many. */
+  private readonly packedKinds = new Map<string, number>();
 
   constructor(private readonly options: RabbitMqTransportOptions) {
     this.logger = options.logger;
@@ -152,6 +154,7 @@ export class RabbitMqTransport implements JobTransport {
       if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS_PER_MESSAGE) {
         throw new Error(`jobsPerMessage of ${kind} must be an integer 1–${MAX_JOBS_PER_MESSAGE} (got ${jobs})`);
       }
+      if (jobs > 1) this.packedKinds.set(kind, jobs);
     }
     this.topology = rabbitMqTopology(options.prefix, options.delayBucketsMs ?? DEFAULT_DELAY_BUCKETS_MS);
     this.connection = new RabbitMqConnection({
@@ -209,10 +212,9 @@ export class RabbitMqTransport implements JobTransport {
     );
   }
 
-  /** Groups messages by kind, in order, into broker messages of up to `jobsPerMessage(kind)` jobs. */
+  /** Groups messages by kind, in order, into broker messages of up to `jobsPerMessage` of their kind. */
   private pack(messages: readonly JobMessage[]): JobMessage[][] {
-    const perMessage = this.options.jobsPerMessage;
-    if (!perMessage || Object.keys(perMessage).length === 0) return messages.map((message) => [message]);
+    if (this.packedKinds.size === 0) return messages.map((message) => [message]);
     const packed: JobMessage[][] = [];
     const open = new Map<string, JobMessage[]>();
     for (const message of messages) {
@@ -223,7 +225,7 @@ export class RabbitMqTransport implements JobTransport {
         packed.push(jobs);
       }
       jobs.push(message);
-      if (jobs.length >= (perMessage[message.kind] ?? 1)) open.delete(message.kind);
+      if (jobs.length >= (this.packedKinds.get(message.kind) ?? 1)) open.delete(message.kind);
     }
     return packed;
   }
