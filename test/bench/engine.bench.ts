@@ -32,7 +32,7 @@ import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/
 import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import type { EventBus } from '../../src/engine/events/event-bus';
-import { buildEngine } from '../support/engine-harness';
+import { buildEngine, newJobArgs } from '../support/engine-harness';
 import { measureBrokerHop } from './support/broker-hop';
 import { cpuSample, cpuSpent, describeCpuPerJob, type CpuSplit } from './support/cpu-split';
 import { graphileDrain, graphileEnqueue, graphileLatency, prepareGraphile, type GraphileMode } from './support/graphile-peer';
@@ -162,15 +162,7 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
     Array.from({ length: CLIENTS }, async () => {
       while (next < JOBS) {
         const i = next++;
-        await insertJob(sql, {
-          jobId: randomUUID(),
-          outboxId: randomUUID(),
-          kind: kinds[i % kinds.length]!,
-          input: { i },
-          requestedBy: null,
-          idempotencyKey: null,
-          exclusiveKey: null,
-        });
+        await insertJob(sql, newJobArgs(kinds[i % kinds.length]!, { i }));
       }
     }),
   );

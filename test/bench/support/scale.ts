@@ -7,7 +7,6 @@
  *    workers run what arrives; jobs/s from the first enqueue to the last completion.
  * Each process is a real `node` process (support/engine-process.ts).
  */
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as amqp from 'amqplib';
 import { openDatabase } from '../../../src/database';
@@ -16,6 +15,7 @@ import { silentLogger } from '../../../src/engine/logger';
 import { OUTBOX_CHANNEL } from '../../../src/engine/publisher';
 import { insertJob } from '../../../src/engine/queries/insert-job';
 import { rabbitMqTopology } from '../../../src/engine/transport/rabbitmq-transport';
+import { newJobArgs } from '../../support/engine-harness';
 import { createTestDatabase, rabbitUrl, uniquePrefix } from '../../support/services';
 import { Child } from './bench-child';
 import type { FromEngineProcess, ToEngineProcess } from './engine-process';
@@ -82,7 +82,7 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
         Array.from({ length: 4 }, async () => {
           while (next < options.jobs) {
             next++;
-            await insertJob(sql, { jobId: randomUUID(), outboxId: randomUUID(), kind: KIND, input: {}, requestedBy: null, idempotencyKey: null, exclusiveKey: null });
+            await insertJob(sql, newJobArgs(KIND, {}));
           }
         }),
       );
