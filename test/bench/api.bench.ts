@@ -31,7 +31,7 @@ import { loadDemoData } from '../../src/scheduling/demo-data';
 import { buildEngine } from '../support/engine-harness';
 import { createTestDatabase, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
 import { Child, cpuTimes } from './support/bench-child';
-import { benchServiceEnv, newBenchJwt } from './support/bench-service-env';
+import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import { formatProfileSummary, summariseCpuProfile } from './support/cpu-profile-summary';
 import { splitSlowest } from './support/request-timings';
 import { percentile, runHttpLoad, type LoadResult } from './support/http-load';
@@ -42,14 +42,17 @@ function arg(name: string, fallback: string): string {
   return index >= 0 && process.argv[index + 1] ? process.argv[index + 1]! : fallback;
 }
 const flag = (name: string) => process.argv.includes(`--${name}`);
+function args(name: string): string[] {
+  return process.argv.flatMap((value, index) => (value === `--${name}` && process.argv[index + 1] ? [process.argv[index + 1]!] : []));
+}
 
 const SECONDS = Number(arg('seconds', '5'));
 const PLANS = Number(arg('plans', '40000'));
 const PROFILE = flag('profile');
 const CLIENTS = 16;
 const ENGINE_KIND = 'BENCH_API';
-/** The node flags `npm start` and the Docker image use. */
-const API_NODE_ARGS = ['--no-allocation-site-pretenuring'];
+/** The service's node flags, then any `--api-node-arg` (repeatable; a later flag wins, e.g. `--max-semi-space-size=16` to compare). */
+const API_NODE_ARGS = [...SERVICE_NODE_FLAGS, ...args('api-node-arg')];
 const TARGETS = { p99OneClientMs: 5 };
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -125,7 +128,7 @@ async function measureGraphileAddJob(url: string): Promise<{ sixteen: Figure; on
 }
 
 async function main(): Promise<void> {
-  const command = `npm run bench:api -- --seconds ${SECONDS} --plans ${PLANS}${PROFILE ? ' --profile' : ''}`;
+  const command = `npm run bench:api -- --seconds ${SECONDS} --plans ${PLANS}${PROFILE ? ' --profile' : ''}${args('api-node-arg').map((a) => ` --api-node-arg ${a}`).join('')}`;
   log(`API enqueue benchmark: startAutomaticSchedule over HTTP, 1 and ${CLIENTS} clients, ${SECONDS} s each`);
   if (!(await rabbitAvailable())) throw new Error(`RabbitMQ does not answer at ${redact(rabbitUrl())}; start it with \`rabbitmq-server -detached\``);
   const budgetMs = 300_000 + SECONDS * 12_000;

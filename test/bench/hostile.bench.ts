@@ -50,7 +50,7 @@ import { ScheduleAssignment } from '../../src/scheduling/entities';
 import { createTestDatabase, deleteEngineTopology, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
 import { TEST_KINDS_ENV } from '../support/test-kinds';
 import { Child, cpuTimes } from './support/bench-child';
-import { benchServiceEnv, newBenchJwt } from './support/bench-service-env';
+import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import { ATTACKS } from './support/hostile-attacks';
 import type { AttackReport, FromAttacker, FromHonest, HonestPhase, ToAttacker, ToHonest } from './support/hostile-protocol';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
@@ -107,6 +107,8 @@ const FLOOD_SUBSCRIPTIONS = positive('flood-subscriptions', DEFAULTS.floodSubscr
 const TIMEOUT_MS = positive('timeout-ms', DEFAULTS.timeoutMs);
 /** The attackers' nice value: lowest priority (see the header). */
 const ATTACKER_NICENESS = 19;
+/** `--attackers-cpus 1`: the attackers' process confined to these cores (taskset -c), to compare. */
+const ATTACKER_CPUS = arg('attackers-cpus', '') || undefined;
 const ATTACK_NAMES = arg('attacks', ATTACKS.map((a) => a.name).join(',')).split(',').filter(Boolean);
 /** Extra environment for the API process, e.g. `--api-env GRAPHQL_MAX_COMPLEXITY=500` (repeatable). */
 const API_ENV = Object.fromEntries(
@@ -126,7 +128,7 @@ const OWN_SESSION = !flag('shared-session');
 const EXAMPLES = flag('examples');
 /** Write a CPU profile of the API process (the whole run) to test-output/profiles/. */
 const PROFILE = flag('profile');
-const API_NODE_ARGS = ['--expose-gc', '--no-allocation-site-pretenuring'];
+const API_NODE_ARGS = ['--expose-gc', ...SERVICE_NODE_FLAGS];
 
 /** The bar. The heap bounds are this bench's own: growth an attack may cause at its peak, and what may stay after it (caches). */
 const BAR = { p99Factor: 2, loopMaxMs: 100, heapPeakGrowthMiB: positive('heap-peak-mib', 128), heapEndGrowthMiB: positive('heap-end-mib', 64) };
@@ -335,7 +337,7 @@ async function main(): Promise<void> {
     await sleep(500); // the forced gc's pause must not count in the next phase
 
     // --- under attack -----------------------------------------------------------------------------
-    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION });
+    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION, cpus: ATTACKER_CPUS });
     children.push(attacker as never);
     await sleep(300);
     log(`under attack: ${SECONDS} s of ${ATTACK_NAMES.join(', ')}`);

@@ -35,7 +35,7 @@ import { JobEventReason, JobStatus, type JobEvent, type JobId, type JobSnapshot 
 import { ALL_JOB_KINDS, JobKind } from '../../src/job-kinds';
 import { createTestDatabase, deleteRabbitObjects, rabbitAvailable, rabbitUrl, redact, uniquePrefix, type TestDatabase } from '../support/services';
 import { Child, cpuTimes } from './support/bench-child';
-import { benchServiceEnv, newBenchJwt } from './support/bench-service-env';
+import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import type { FromApi, FromLoad, LoadClient, LoadReport, ToApi, ToLoad } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -55,7 +55,7 @@ const PROFILE = flag('profile');
  * Node flags for the API process. By default the ones `npm start` and the Docker image
  * use; `--api-node-args " "` runs it without them; `"--trace-gc …"` replaces them.
  */
-const API_NODE_ARGS = arg('api-node-args', '--no-allocation-site-pretenuring').split(/\s+/).filter(Boolean);
+const API_NODE_ARGS = arg('api-node-args', SERVICE_NODE_FLAGS.join(' ')).split(/\s+/).filter(Boolean);
 /** A file for the API process's whole output (stdout and stderr). */
 const API_LOG = arg('api-log', '');
 const KIND = JobKind.AUTOMATIC_SCHEDULE;

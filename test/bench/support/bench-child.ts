@@ -40,6 +40,8 @@ export interface ChildOptions {
    * than the broker.
    */
   ownSession?: boolean;
+  /** The cores the child (every thread of it) may run on, as `taskset -c` takes them (e.g. `1`); all when unset. */
+  cpus?: string;
 }
 
 /** The nice value of the scheduling group of a session's leader, where the kernel has such groups (see `ChildOptions.ownSession`). */
@@ -69,7 +71,7 @@ export class Child<In, Out extends { type: string }> {
     options: ChildOptions = {},
   ) {
     const log = options.log ?? ((text: string) => process.stdout.write(`${text}\n`));
-    const command = `ulimit -n 65536 2>/dev/null || ulimit -n $(ulimit -Hn) 2>/dev/null; exec "${process.execPath}" ${nodeArgs.join(' ')} "${script}"`;
+    const command = `ulimit -n 65536 2>/dev/null || ulimit -n $(ulimit -Hn) 2>/dev/null; exec ${options.cpus ? `taskset -c ${options.cpus} ` : ''}"${process.execPath}" ${nodeArgs.join(' ')} "${script}"`;
     this.process = spawn('/bin/sh', ['-c', command], {
       cwd: repositoryRoot(),
       env: { ...process.env, ...env },

@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { rabbitUrl } from '../../support/services';
 
+/**
+ * The node flags the service runs with: `npm start` (package.json) and the Docker image's
+ * CMD give node exactly these (test/node-flags.test.ts holds the three equal), and the
+ * benches start their API processes with them, so a bench measures what is deployed.
+ * - `--no-allocation-site-pretenuring`: short-lived per-event objects stay out of old
+ *   space (README: the subscriptions bench; half the major collections).
+ * - `--max-semi-space-size=32` (MiB; Node 20's default is 16): a request's garbage dies
+ *   in the young generation instead of being promoted by a scavenge that catches it in
+ *   flight (README: the API bench; ~20 % less CPU per start).
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring', '--max-semi-space-size=32'];
+
 /** The signing settings of one bench run: the service verifies, the bench's clients sign. */
 export interface BenchJwt {
   secret: string;
