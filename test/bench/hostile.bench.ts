@@ -11,7 +11,11 @@
  *   stamped by a process the attack does not stall;
  * - an honest client process (support/hostile-honest.ts, from 127.0.0.2): a viewer with
  *   `--subscriptions` jobProgress subscriptions on its own jobs (a new job each time one
- *   ends) and `--query-rate` queries a second (a jobs page, a terms list);
+ *   ends) and `--query-rate` queries a second (a jobs page, a terms list), sent at random
+ *   moments (`--honest-arrivals poisson`): the attack lanes each fire on a fixed 1/rate
+ *   cycle, all from the same start, and queries sent on a fixed cycle of their own
+ *   (`--honest-arrivals even`) would meet that cycle at one phase for the whole run —
+ *   whether it is the phase of the attack's bursts or the quiet between them is luck;
  * - an attacker process (support/hostile-attacker.ts, attacks in support/hostile-attacks.ts,
  *   from 127.0.0.10 on): anonymous clients, viewers and bad tokens sending the worst
  *   operations they can, each lane paced to `--attack-rate` operations a second. It runs
@@ -52,7 +56,7 @@ import { TEST_KINDS_ENV } from '../support/test-kinds';
 import { Child, cpuTimes } from './support/bench-child';
 import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import { ATTACKS } from './support/hostile-attacks';
-import type { AttackReport, FromAttacker, FromHonest, HonestPhase, ToAttacker, ToHonest } from './support/hostile-protocol';
+import { QUERY_ARRIVALS as QUERY_ARRIVALS_ALLOWED, type AttackReport, type FromAttacker, type FromHonest, type HonestPhase, type QueryArrivals, type ToAttacker, type ToHonest } from './support/hostile-protocol';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -96,6 +100,9 @@ const WARMUP = positive('warmup', DEFAULTS.warmup);
 const SUBSCRIPTIONS = positive('subscriptions', DEFAULTS.subscriptions);
 const SOCKETS = positive('sockets', DEFAULTS.sockets);
 const QUERY_RATE = positive('query-rate', DEFAULTS.queryRate);
+/** When the honest queries are sent (HonestSettings.queryArrivals): `poisson` (the default) or `even`. */
+const QUERY_ARRIVALS = arg('honest-arrivals', 'poisson') as QueryArrivals;
+if (!QUERY_ARRIVALS_ALLOWED.includes(QUERY_ARRIVALS)) throw new Error(`--honest-arrivals must be one of ${QUERY_ARRIVALS_ALLOWED.join(', ')}`);
 const COURSES = positive('courses', DEFAULTS.courses);
 const JOB_STEPS = positive('job-steps', DEFAULTS.jobSteps);
 const JOB_STEP_MS = positive('job-step-ms', DEFAULTS.jobStepMs);
@@ -205,7 +212,7 @@ function cpuDelta(before: Cpu, after: Cpu, seconds: number): { byName: Record<st
 async function main(): Promise<void> {
   const unknown = ATTACK_NAMES.filter((name) => !ATTACKS.some((a) => a.name === name));
   if (unknown.length) throw new Error(`unknown attack(s) ${unknown.join(', ')}; known: ${ATTACKS.map((a) => a.name).join(', ')}`);
-  log(`hostile-load benchmark: ${SECONDS} s baseline, then ${SECONDS} s under attack (${ATTACK_NAMES.length} attacks); honest client: ${SUBSCRIPTIONS} jobProgress subscriptions, ${QUERY_RATE} queries/s`);
+  log(`hostile-load benchmark: ${SECONDS} s baseline, then ${SECONDS} s under attack (${ATTACK_NAMES.length} attacks); honest client: ${SUBSCRIPTIONS} jobProgress subscriptions, ${QUERY_RATE} queries/s (${QUERY_ARRIVALS} arrivals)`);
   if (!(await rabbitAvailable())) throw new Error(`RabbitMQ does not answer at ${redact(rabbitUrl())}; start it with \`rabbitmq-server -detached\``);
 
   // A whole-run watchdog: everything is bounded in time.
@@ -294,6 +301,7 @@ async function main(): Promise<void> {
         subscriptions: SUBSCRIPTIONS,
         sockets: SOCKETS,
         queryRate: QUERY_RATE,
+        queryArrivals: QUERY_ARRIVALS,
         localAddress: HONEST_ADDRESS,
         timeoutMs: TIMEOUT_MS,
       },
@@ -477,7 +485,7 @@ function printReport(r: {
   const w1 = Math.max('baseline'.length, ...rows.map((row) => row[1].length));
   const lines = [
     '',
-    `Hostile-load benchmark — ${SECONDS} s baseline, then ${SECONDS} s under attack; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s; a term of ${COURSES} courses; ${os.cpus().length} cores`,
+    `Hostile-load benchmark — ${SECONDS} s baseline, then ${SECONDS} s under attack; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s (${QUERY_ARRIVALS} arrivals); a term of ${COURSES} courses; ${os.cpus().length} cores`,
     `${'figure'.padEnd(w0)}  ${'baseline'.padEnd(w1)}  under attack`,
     `${'-'.repeat(w0)}  ${'-'.repeat(w1)}  ------------`,
     ...rows.map(([x, y, z]) => `${x.padEnd(w0)}  ${y.padEnd(w1)}  ${z}`),

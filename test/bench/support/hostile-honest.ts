@@ -64,7 +64,7 @@ let running = false;
 let settings: HonestSettings;
 let pool: Pool;
 let clients: Client[] = [];
-const queryTimers: NodeJS.Timeout[] = [];
+let queryTimer: NodeJS.Timeout | undefined;
 const slotLoops: Promise<void>[] = [];
 
 /** One NOTIFY for any number of inserts that commit while one is on its way (as the service's waker). */
@@ -188,20 +188,26 @@ async function slot(index: number, firstSnapshot: (error?: string) => void): Pro
   }
 }
 
+/** The wait before the next honest query (see HonestSettings.queryArrivals). */
+function nextGapMs(): number {
+  const meanMs = 1000 / settings.queryRate;
+  return settings.queryArrivals === 'poisson' ? -Math.log(1 - Math.random()) * meanMs : meanMs;
+}
+
 function startQueries(): void {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const url = `${settings.httpUrl}/graphql`;
   const bodies = [JSON.stringify({ query: HONEST_QUERIES.jobsPage }), JSON.stringify({ query: HONEST_QUERIES.terms })];
   let inFlight = 0;
   let sent = 0;
-  let credit = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
+  // Each send is due at its own moment; a late timer sends what is due at once, so the
+  // rate holds however the client's own loop is delayed.
+  let dueAt = performance.now() + nextGapMs();
+  const tick = () => {
+    if (!running) return;
     const now = performance.now();
-    credit += ((now - last) / 1000) * settings.queryRate;
-    last = now;
-    while (credit >= 1) {
-      credit -= 1;
+    while (dueAt <= now) {
+      dueAt += nextGapMs();
       const sentAt = Date.now();
       const record = phaseAt(sentAt);
       if (inFlight >= MAX_IN_FLIGHT) {
@@ -217,8 +223,9 @@ function startQueries(): void {
         if (outcome.verdict !== 'accepted') bump(record.queryErrors, outcome.label);
       });
     }
-  }, 10);
-  queryTimers.push(timer);
+    queryTimer = setTimeout(tick, Math.max(0, dueAt - performance.now()));
+  };
+  queryTimer = setTimeout(tick, Math.max(0, dueAt - performance.now()));
 }
 
 async function start(s: HonestSettings): Promise<void> {
@@ -274,7 +281,7 @@ function report(): Record<string, HonestPhase> {
 
 async function stop(): Promise<void> {
   running = false;
-  for (const timer of queryTimers) clearInterval(timer);
+  clearTimeout(queryTimer);
   await Promise.all(clients.map((c) => Promise.resolve(c.dispose()).catch(() => undefined)));
   // The slots end once their streams did (disposing the clients ends them); bounded anyway.
   await Promise.race([Promise.all(slotLoops), new Promise((resolve) => setTimeout(resolve, 10_000))]);

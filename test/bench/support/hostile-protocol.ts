@@ -15,6 +15,9 @@ export interface Percentiles {
 }
 
 // --- bench ⇄ honest client ---------------------------------------------------------
+export type QueryArrivals = 'poisson' | 'even';
+export const QUERY_ARRIVALS: readonly QueryArrivals[] = ['poisson', 'even'];
+
 export interface HonestSettings {
   httpUrl: string;
   wsUrl: string;
@@ -28,6 +31,12 @@ export interface HonestSettings {
   subscriptions: number;
   sockets: number;
   queryRate: number;
+  /**
+   * When the honest queries are sent: `poisson`, at random moments (exponential gaps of
+   * mean 1/queryRate), so they meet every phase of the attack lanes' fixed-rate cycle
+   * alike; `even`, every 1/queryRate s, a fixed phase against that cycle for the whole run.
+   */
+  queryArrivals: QueryArrivals;
   /** The honest client's own loopback address (the attackers have others). */
   localAddress: string;
   timeoutMs: number;
