@@ -56,7 +56,7 @@ import { TEST_KINDS_ENV } from '../support/test-kinds';
 import { Child, cpuTimes } from './support/bench-child';
 import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import { ATTACKS } from './support/hostile-attacks';
-import { QUERY_ARRIVALS as QUERY_ARRIVALS_ALLOWED, type AttackReport, type FromAttacker, type FromHonest, type HonestPhase, type QueryArrivals, type ToAttacker, type ToHonest } from './support/hostile-protocol';
+import { QUERY_ARRIVAL_KINDS, type AttackReport, type FromAttacker, type FromHonest, type HonestPhase, type QueryArrivals, type ToAttacker, type ToHonest } from './support/hostile-protocol';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -102,7 +102,7 @@ const SOCKETS = positive('sockets', DEFAULTS.sockets);
 const QUERY_RATE = positive('query-rate', DEFAULTS.queryRate);
 /** When the honest queries are sent (HonestSettings.queryArrivals): `poisson` (the default) or `even`. */
 const QUERY_ARRIVALS = arg('honest-arrivals', 'poisson') as QueryArrivals;
-if (!QUERY_ARRIVALS_ALLOWED.includes(QUERY_ARRIVALS)) throw new Error(`--honest-arrivals must be one of ${QUERY_ARRIVALS_ALLOWED.join(', ')}`);
+if (!QUERY_ARRIVAL_KINDS.includes(QUERY_ARRIVALS)) throw new Error(`--honest-arrivals must be one of ${QUERY_ARRIVAL_KINDS.join(', ')}`);
 const COURSES = positive('courses', DEFAULTS.courses);
 const JOB_STEPS = positive('job-steps', DEFAULTS.jobSteps);
 const JOB_STEP_MS = positive('job-step-ms', DEFAULTS.jobStepMs);

@@ -71,6 +71,8 @@ export class Child<In, Out extends { type: string }> {
     options: ChildOptions = {},
   ) {
     const log = options.log ?? ((text: string) => process.stdout.write(`${text}\n`));
+    // It goes into a shell command: only what taskset's list takes.
+    if (options.cpus !== undefined && !/^[0-9]+([,-][0-9]+)*$/.test(options.cpus)) throw new Error(`cpus must be a core list such as 1 or 0-1, not ${JSON.stringify(options.cpus)}`);
     const command = `ulimit -n 65536 2>/dev/null || ulimit -n $(ulimit -Hn) 2>/dev/null; exec ${options.cpus ? `taskset -c ${options.cpus} ` : ''}"${process.execPath}" ${nodeArgs.join(' ')} "${script}"`;
     this.process = spawn('/bin/sh', ['-c', command], {
       cwd: repositoryRoot(),

@@ -203,6 +203,7 @@ function startQueries(): void {
   // Each send is due at its own moment; a late timer sends what is due at once, so the
   // rate holds however the client's own loop is delayed.
   let dueAt = performance.now() + nextGapMs();
+  const schedule = () => (queryTimer = setTimeout(tick, Math.max(0, dueAt - performance.now())));
   const tick = () => {
     if (!running) return;
     const now = performance.now();
@@ -223,9 +224,9 @@ function startQueries(): void {
         if (outcome.verdict !== 'accepted') bump(record.queryErrors, outcome.label);
       });
     }
-    queryTimer = setTimeout(tick, Math.max(0, dueAt - performance.now()));
+    schedule();
   };
-  queryTimer = setTimeout(tick, Math.max(0, dueAt - performance.now()));
+  schedule();
 }
 
 async function start(s: HonestSettings): Promise<void> {

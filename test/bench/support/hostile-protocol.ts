@@ -16,7 +16,7 @@ export interface Percentiles {
 
 // --- bench ⇄ honest client ---------------------------------------------------------
 export type QueryArrivals = 'poisson' | 'even';
-export const QUERY_ARRIVALS: readonly QueryArrivals[] = ['poisson', 'even'];
+export const QUERY_ARRIVAL_KINDS: readonly QueryArrivals[] = ['poisson', 'even'];
 
 export interface HonestSettings {
   httpUrl: string;
