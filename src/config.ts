@@ -63,6 +63,7 @@ export const DEFAULT_LIMITS = {
     maxDashboardsPerSubject: 4,
   },
   refusalCost: 5,
+  refusedCallerSeconds: 30,
 } as const;
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
@@ -122,6 +123,8 @@ export interface Config {
     };
     /** What an operation refused before it runs spends of its caller's allowance (HTTP operations, socket subscribes); any other spends 1. */
     refusalCost: number;
+    /** How long a caller refused lately waits behind everyone else (src/api/refused-callers.ts); 0: never. */
+    refusedCallerSeconds: number;
   };
   ops: { access: OpsAccess; token: string | undefined };
   graphql: {
@@ -344,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
         maxDashboardsPerSubject: int(env, 'WS_MAX_DASHBOARDS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxDashboardsPerSubject, 1, 100_000),
       },
       refusalCost: int(env, 'RATE_LIMIT_REFUSAL_COST', DEFAULT_LIMITS.refusalCost, 1, 1_000),
+      refusedCallerSeconds: int(env, 'REFUSED_CALLER_SECONDS', DEFAULT_LIMITS.refusedCallerSeconds, 0, 3_600),
     },
     ops: opsAccess(env, production),
     graphql: {

@@ -4,6 +4,7 @@ import { Authenticator } from './auth/authenticator';
 import { requestAddressKey } from './client-address';
 import { ErrorCode } from './graphql/errors';
 import { KeyedRateLimiter } from './rate-limiter';
+import { addressCaller, subjectCaller, type CallerKey, type RefusedCallers } from './refused-callers';
 
 export type HttpRateLimitSettings = Config['limits']['http'];
 
@@ -24,8 +25,17 @@ const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
  * them, so a caller that sends only what is refused reaches its limit that many times
  * sooner and costs the API little after. A client with an occasional bad query is not
  * slowed (the burst allowance covers it).
+ *
+ * Every refusal, 429 included, also sends the caller to the back (`RefusedCallers`): its
+ * next operations' document checks wait behind everyone else's (`behindRefusedCallers`).
+ * The caller's key is left in `res.locals.caller`.
  */
-export function httpRateLimit(options: { settings: HttpRateLimitSettings; refusalCost: number; authenticator: Authenticator }): RequestHandler {
+export function httpRateLimit(options: {
+  settings: HttpRateLimitSettings;
+  refusalCost: number;
+  authenticator: Authenticator;
+  refusedCallers: RefusedCallers;
+}): RequestHandler {
   const extraForRefusal = options.refusalCost - 1;
   const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
   const byAddress = new KeyedRateLimiter(options.settings.perAddress, options.settings.burst);
@@ -43,6 +53,8 @@ export function httpRateLimit(options: { settings: HttpRateLimitSettings; refusa
     res.locals.subject = subject;
     const limiter = subject !== null ? bySubject : byAddress;
     const key = subject !== null ? subject : requestAddressKey(req);
+    const caller: CallerKey = subject !== null ? subjectCaller(subject) : addressCaller(key);
+    res.locals.caller = caller;
     let waitSeconds: number | null;
     try {
       waitSeconds = await limiter.take(key);
@@ -50,13 +62,14 @@ export function httpRateLimit(options: { settings: HttpRateLimitSettings; refusa
       return next(error);
     }
     if (waitSeconds === null) {
-      if (extraForRefusal > 0) {
-        res.once('finish', () => {
-          if (REFUSED_STATUSES.has(res.statusCode)) void limiter.spend(key, extraForRefusal);
-        });
-      }
+      res.once('finish', () => {
+        if (!REFUSED_STATUSES.has(res.statusCode)) return;
+        options.refusedCallers.refused(caller);
+        if (extraForRefusal > 0) void limiter.spend(key, extraForRefusal);
+      });
       return next();
     }
+    options.refusedCallers.refused(caller);
     const who = subject !== null ? 'for this token' : 'from this address without a valid token';
     res
       .status(429)
@@ -69,5 +82,27 @@ export function httpRateLimit(options: { settings: HttpRateLimitSettings; refusa
           },
         ],
       });
+  };
+}
+
+/**
+ * Put just before the document check (the body is read by then): the operation of a
+ * caller refused lately waits its turn at the back (`RefusedCallers`); everyone else's
+ * goes on at once. With the back full, 429.
+ */
+export function behindRefusedCallers(refusedCallers: RefusedCallers): RequestHandler {
+  return (req, res, next) => {
+    const caller = res.locals.caller as CallerKey | undefined;
+    if (caller === undefined || req.method === 'OPTIONS') return next();
+    const scheduled = refusedCallers.schedule(caller, () => {
+      // Gone while it waited: nobody to answer.
+      if (req.socket.destroyed) return;
+      next();
+    });
+    if (scheduled) return;
+    res
+      .status(429)
+      .set('Retry-After', '1')
+      .json({ errors: [{ message: 'Too many operations waiting from callers refused lately; try again in 1 s', extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: 1 } }] });
   };
 }

@@ -18,7 +18,9 @@ import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
 import { callerBodyLimit } from '../body-limit';
 import { graphiqlHandler } from '../graphiql';
-import { httpRateLimit } from '../http-rate-limit';
+import { behindRefusedCallers, httpRateLimit } from '../http-rate-limit';
+import { addressCaller, RefusedCallers, subjectCaller } from '../refused-callers';
+import { addressKey } from '../client-address';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
@@ -29,7 +31,7 @@ import { httpDocumentCheck } from './http-document-check';
 import { JobEventHub } from './job-event-hub';
 import { JobResync } from './job-resync';
 import { operationCost, parseOptions, shapeRules } from './limits';
-import { SocketLimits } from './socket-limits';
+import { SocketLimits, TRY_AGAIN_LATER } from './socket-limits';
 
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHIQL_PATH = '/graphiql';
@@ -64,7 +66,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
   return async (app, server) => {
     const { engine, logger, auth, settings } = options;
     const limits = options.limits ?? DEFAULT_LIMITS;
-    const socketLimits = new SocketLimits(limits.socket, limits.refusalCost);
+    // Callers refused lately wait behind everyone else, over HTTP and on sockets alike.
+    const refusedCallers = new RefusedCallers(limits.refusedCallerSeconds);
+    const socketLimits = new SocketLimits(limits.socket, limits.refusalCost, refusedCallers);
     const schema = await buildApiSchema();
     const hub = new JobEventHub(engine);
     // Lost events of watched jobs are made good by reading those jobs again.
@@ -99,12 +103,18 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       {
         schema,
         onConnect: async (ctx) => {
+          const address = addressCaller(addressKey(ctx.extra.request.socket.remoteAddress));
+          if (!(await refusedCallers.turn(address))) {
+            ctx.extra.socket.close(TRY_AGAIN_LATER, 'Try Again Later: too many sockets waiting from callers refused lately');
+            return false;
+          }
           const params = ctx.connectionParams ?? {};
           const headers = (typeof params.headers === 'object' && params.headers) || {};
           const presented =
             params.authorization ?? params.Authorization ?? params.token ?? (headers as Record<string, unknown>).authorization ?? (headers as Record<string, unknown>).Authorization;
           const token = Authenticator.tokenFrom(presented);
           if (!token) {
+            refusedCallers.refused(address);
             ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: send { authorization: "Bearer <token>" } in connection_init');
             return false;
           }
@@ -112,6 +122,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
             const viewer = await auth.authenticator.verify(token);
             const refusal = socketLimits.admit(ctx.extra.socket, viewer);
             if (refusal) {
+              refusedCallers.refused(subjectCaller(viewer.subject));
               ctx.extra.socket.close(refusal.code, refusal.reason);
               return false;
             }
@@ -120,6 +131,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
               params.locale !== undefined ? localeFromParam(params.locale) : localeFromAcceptLanguage(ctx.extra.request.headers['accept-language']);
             return true;
           } catch (error) {
+            refusedCallers.refused(address);
             const forbidden = error instanceof AuthError && error.code === 'FORBIDDEN';
             const reason = error instanceof AuthError ? error.message : 'Unauthorized';
             ctx.extra.socket.close(forbidden ? CloseCode.Forbidden : CloseCode.Unauthorized, `${forbidden ? 'Forbidden' : 'Unauthorized'}: ${reason}`.slice(0, 120));
@@ -129,6 +141,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
         onSubscribe: async (ctx, id, payload) => {
           const viewer = ctx.extra.viewer;
           if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
+          if (!(await refusedCallers.turn(subjectCaller(viewer.subject)))) {
+            return [apiError(ErrorCode.RATE_LIMITED, 'Too many subscribes waiting from callers refused lately; try again in 1 s', { retryAfterSeconds: 1 })];
+          }
           const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length, ctx.extra.socket);
           if (refused) return [refused];
           if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
@@ -223,8 +238,9 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
-      httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator }),
+      httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator, refusedCallers }),
       ...callerBodyLimit(settings),
+      behindRefusedCallers(refusedCallers),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
       expressMiddleware(apollo, {
         context: async ({ req, res }) => {

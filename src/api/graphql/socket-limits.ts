@@ -7,6 +7,7 @@ import type { Config } from '../../config';
 import type { Viewer } from '../auth/viewer';
 import { requestAddressKey } from '../client-address';
 import { BURST_WINDOW_SECONDS, KeyedRateLimiter } from '../rate-limiter';
+import { addressCaller, subjectCaller, type RefusedCallers } from '../refused-callers';
 import { apiError, ErrorCode } from './errors';
 import { complexityError } from './limits';
 
@@ -51,6 +52,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * - the cost of a subscription's selection, paid again on every event, within a
  *   per-event budget (QUERY_TOO_COMPLEX);
  * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED).
+ * Each refusal also sends its caller (the address for an upgrade, the subject after) to
+ * the back (`RefusedCallers`): its next upgrades and subscribes wait behind everyone else's.
  */
 export class SocketLimits {
   private readonly byAddress = new Map<string, number>();
@@ -68,7 +71,8 @@ export class SocketLimits {
   constructor(
     readonly settings: SocketLimitSettings,
     /** What a subscribe refused by the document checks spends of its subject's allowance (`documentRefused`). */
-    private readonly refusalCost = 1,
+    private readonly refusalCost: number,
+    readonly refusedCallers: RefusedCallers,
   ) {
     this.subscribes = new KeyedRateLimiter(settings.subscribePerSecond, settings.subscribeBurst);
     this.connects = new KeyedRateLimiter(settings.connectsPerSecond, settings.connectBurst);
@@ -77,18 +81,24 @@ export class SocketLimits {
   /** For `new WebSocketServer({ verifyClient })`: refuses an upgrade from an address at its cap or over its rate of new sockets. */
   readonly verifyClient: VerifyClientCallbackAsync = (info, callback) => {
     const key = requestAddressKey(info.req);
-    if ((this.byAddress.get(key) ?? 0) >= this.settings.maxConnectionsPerAddress) {
-      return callback(false, 429, `Too many sockets from this address (at most ${this.settings.maxConnectionsPerAddress})`, {
-        'Retry-After': String(FULL_RETRY_AFTER_SECONDS),
-      });
-    }
-    this.connects.take(key).then(
-      (waitSeconds) => {
-        if (waitSeconds === null) return callback(true);
-        callback(false, 429, `Too many new sockets from this address: ${this.connects.describe('new sockets')}`, { 'Retry-After': String(waitSeconds) });
-      },
-      () => callback(false, 503, 'Service Unavailable'),
-    );
+    const caller = addressCaller(key);
+    const refuse = (status: number, message: string, retryAfterSeconds: number) => {
+      this.refusedCallers.refused(caller);
+      callback(false, status, message, { 'Retry-After': String(retryAfterSeconds) });
+    };
+    const check = () => {
+      if ((this.byAddress.get(key) ?? 0) >= this.settings.maxConnectionsPerAddress) {
+        return refuse(429, `Too many sockets from this address (at most ${this.settings.maxConnectionsPerAddress})`, FULL_RETRY_AFTER_SECONDS);
+      }
+      this.connects.take(key).then(
+        (waitSeconds) => {
+          if (waitSeconds === null) return callback(true);
+          refuse(429, `Too many new sockets from this address: ${this.connects.describe('new sockets')}`, waitSeconds);
+        },
+        () => callback(false, 503, 'Service Unavailable'),
+      );
+    };
+    if (!this.refusedCallers.schedule(caller, check)) refuse(429, 'Too many upgrades waiting from callers refused lately', 1);
   };
 
   /** Counts the server's sockets per address (install before the socket server's own listener). */
@@ -163,6 +173,7 @@ export class SocketLimits {
 
   /** A subscribe whose document was refused spends `refusalCost` in all (1 was taken on arrival). */
   documentRefused(viewer: Viewer): void {
+    this.refusedCallers.refused(subjectCaller(viewer.subject));
     if (this.refusalCost > 1) void this.subscribes.spend(viewer.subject, this.refusalCost - 1);
   }
 
@@ -238,6 +249,7 @@ export class SocketLimits {
 
   /** Counts a RATE_LIMITED answer to `socket`; past REFUSALS_BEFORE_CLOSE in a window, closes it and penalises its subject. */
   private refused(socket: WebSocket, viewer: Viewer): void {
+    this.refusedCallers.refused(subjectCaller(viewer.subject));
     const now = Date.now();
     let record = this.refusals.get(socket);
     if (!record || now - record.sinceMs > BURST_WINDOW_SECONDS * 1000) this.refusals.set(socket, (record = { count: 0, sinceMs: now }));

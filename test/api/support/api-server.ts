@@ -58,7 +58,7 @@ export async function startTestApiServer(options: {
   /** The interface to listen on; 127.0.0.1 when not given (`url` always names 127.0.0.1). */
   host?: string;
   /** Rate limits and socket caps to change from DEFAULT_LIMITS. */
-  limits?: { http?: Partial<Config['limits']['http']>; socket?: Partial<Config['limits']['socket']>; refusalCost?: number };
+  limits?: { http?: Partial<Config['limits']['http']>; socket?: Partial<Config['limits']['socket']>; refusalCost?: number; refusedCallerSeconds?: number };
   /** Where the mount logs (silent by default); see `capturingLogger`. */
   logger?: Logger;
 }): Promise<TestApiServer> {
@@ -79,6 +79,7 @@ export async function startTestApiServer(options: {
         http: { ...DEFAULT_LIMITS.http, ...options.limits?.http },
         socket: { ...DEFAULT_LIMITS.socket, ...options.limits?.socket },
         refusalCost: options.limits?.refusalCost ?? DEFAULT_LIMITS.refusalCost,
+        refusedCallerSeconds: options.limits?.refusedCallerSeconds ?? DEFAULT_LIMITS.refusedCallerSeconds,
       },
     }),
   });
