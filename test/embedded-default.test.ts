@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { transpiledMain } from './support/transpiled-service';
 
 const ROOT = path.resolve(__dirname, '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jiaowu-embedded-'));
@@ -32,9 +33,9 @@ interface Started {
   stop: () => Promise<number | null>;
 }
 
-/** From the sources (quick), or exactly as a person runs it: `npm start` (build, then exec node). */
+/** From the sources (transpiled once for the test run: quick), or exactly as a person runs it: `npm start` (build, then exec node). */
 async function startService(pgPort: number, how: 'sources' | 'npm start' = 'sources'): Promise<Started> {
-  const [command, args] = how === 'npm start' ? ['npm', ['start']] : [process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts']];
+  const [command, args] = how === 'npm start' ? ['npm', ['start']] : [process.execPath, [transpiledMain()]];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: {

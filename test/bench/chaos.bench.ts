@@ -13,7 +13,6 @@ import 'reflect-metadata';
  * 0 doubled, 0 stuck and every subscription ended with its job's final status.
  * See test/bench/support/chaos-run.ts for the run and `--help` for the flags.
  */
-import { chaosBudgetMs, Cleanup, runChaos } from './support/chaos-run';
 import { chaosUsage, parseChaosArgs, type ChaosOptions } from './support/chaos-options';
 
 const started = Date.now();
@@ -31,6 +30,9 @@ async function main(): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n`);
     return 2;
   }
+  // The run and the whole service behind it load only once the flags are read: `--help`
+  // and a mistyped flag answer at once.
+  const { chaosBudgetMs, Cleanup, runChaos } = await import('./support/chaos-run.js');
   const cleanup = new Cleanup();
   const abort = new AbortController();
   let exitCode = 1;

@@ -43,6 +43,8 @@ describe.runIf(supported)('private RabbitMQ node', () => {
     let started = Date.now();
     await rabbit.stop();
     console.info(`private RabbitMQ stopped in ${Date.now() - started} ms`);
+    // A clean stop (SIGTERM is RabbitMQ's own shutdown): the persistent message store was closed, not cut off.
+    expect(await rabbit.logTail(40)).toMatch(/SIGTERM received - shutting down[\s\S]*msg_store_persistent' is stopped/);
     await closed; // the broker going away closes the client's connection
     expect(rabbit.running).toBe(false);
     expect(await tcpAnswers('127.0.0.1', rabbit.port, 500)).toBe(false);

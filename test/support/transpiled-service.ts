@@ -4,7 +4,8 @@
  * node_modules/.cache/transpiled-service/<hash>/, for tests that start many service
  * processes: each then starts like compiled code (~1.5 s) instead of transpiling the
  * whole service again through ts-node (~7 s of CPU each on this machine).
- * Pass the returned entry to `spawnService`.
+ * Pass the returned entry to `spawnService`. The benchmarks (test/bench) are transpiled
+ * with it, for the test that runs each of them once (`transpiledBench`).
  *
  * Nothing here imports vitest.
  */
@@ -14,7 +15,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '../..');
-const SOURCE_DIRS = ['src', 'migrations', 'test/support'];
+const SOURCE_DIRS = ['src', 'migrations', 'test/support', 'test/bench'];
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'transpiled-service');
 
 function sources(dir: string): string[] {
@@ -66,4 +67,9 @@ export function transpiledServiceEntry(): string {
 /** Path of the transpiled src/main.js, the service's own entry (the same transpile as `transpiledServiceEntry`). */
 export function transpiledMain(): string {
   return path.join(path.dirname(transpiledServiceEntry()), '..', '..', 'src', 'main.js');
+}
+
+/** Path of the transpiled test/bench/<name>.bench.js (the same transpile as `transpiledServiceEntry`). */
+export function transpiledBench(name: string): string {
+  return path.join(path.dirname(transpiledServiceEntry()), '..', 'bench', `${name}.bench.js`);
 }

@@ -2,7 +2,7 @@
  * The web page's jobs views in headless Chromium (Debian's, driven by playwright-core)
  * against a real API server (the service's own mount over an engine with the real
  * AUTOMATIC_SCHEDULE and SCHEDULE_PUBLISH kinds, the demo term loaded), serving the page
- * from a fresh `vite build`. One server and one browser for the whole file.
+ * from a `vite build` of the current sources (`buildWebBundle`). One server and one browser for the whole file.
  *
  * Proves: the development sign-in on loopback and signing in by pasting a token; a
  * schedule of the demo term watched live (the progress bar moves, the job ends
@@ -76,7 +76,6 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await server?.close();
     await engine?.stop(2_000);
     await ctx?.close();
-    if (bundle) fs.rmSync(bundle.dir, { recursive: true, force: true });
   });
 
   const startSchedule = async (timeLimitSeconds: number) =>

@@ -181,7 +181,6 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await server?.close();
     await engine?.stop(2_000);
     await ctx?.close();
-    if (bundle) fs.rmSync(bundle.dir, { recursive: true, force: true });
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -1,26 +1,58 @@
 import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
+/** Built pages, one folder per content of src/web and the lock file. */
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'web-bundle');
+
+/** Every file of src/web, sorted, and package-lock.json: what a build's output depends on. */
+function bundleInputs(dir = path.join(ROOT, 'src', 'web')): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...bundleInputs(file));
+    else found.push(file);
+  }
+  return found.sort();
+}
+
 /**
- * Builds the web page with the project's Vite config into a folder of its own (two
- * test files may build at once) and returns it, with what the build printed (the
- * bundle sizes). Remove it with `fs.rmSync(dir, { recursive: true })`.
+ * The web page built with the project's Vite config, with what the build printed (the
+ * bundle sizes): built once per content of src/web (and package-lock.json) into
+ * node_modules/.cache/web-bundle/<hash>/, so the test files that serve the page share
+ * one build. Built into a folder of its own and renamed: two test files may build at
+ * once. Leave the folder in place (the next test file uses it).
  */
 export async function buildWebBundle(): Promise<{ dir: string; output: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jiaowu-web-'));
+  const hash = createHash('sha256');
+  for (const file of [...bundleInputs(), path.join(ROOT, 'package-lock.json')]) hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  const dir = path.join(CACHE, hash.digest('hex').slice(0, 16));
+  const outputFile = path.join(dir, '.build-output.txt');
+  if (fs.existsSync(outputFile)) return { dir, output: fs.readFileSync(outputFile, 'utf8') };
+
+  const staging = `${dir}.${randomBytes(4).toString('hex')}.tmp`;
   const output = await new Promise<string>((resolve, reject) => {
     execFile(
       process.execPath,
       [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'src/web/vite.config.mts', '--logLevel', 'warn'],
-      { cwd: ROOT, env: { ...process.env, WEB_OUT_DIR: dir, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: ROOT, env: { ...process.env, WEB_OUT_DIR: staging, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => (error ? reject(new Error(`vite build failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),
     );
   });
-  if (!fs.existsSync(path.join(dir, 'index.html'))) throw new Error(`vite build wrote no index.html into ${dir}:\n${output}`);
+  if (!fs.existsSync(path.join(staging, 'index.html'))) throw new Error(`vite build wrote no index.html into ${staging}:\n${output}`);
+  // Last into the folder: its presence says the build is whole.
+  fs.writeFileSync(path.join(staging, '.build-output.txt'), output);
+  try {
+    fs.renameSync(staging, dir);
+  } catch {
+    fs.rmSync(staging, { recursive: true, force: true }); // another test file finished first
+  }
+  for (const old of fs.readdirSync(CACHE)) {
+    if (old !== path.basename(dir) && !old.endsWith('.tmp')) fs.rmSync(path.join(CACHE, old), { recursive: true, force: true });
+  }
   return { dir, output };
 }
 
