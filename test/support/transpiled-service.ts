@@ -15,7 +15,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '../..');
-const SOURCE_DIRS = ['src', 'migrations', 'test/support', 'test/bench'];
+const SOURCE_DIRS = ['src', 'migrations', 'test/support', 'test/bench', 'test/api/support'];
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'transpiled-service');
 
 function sources(dir: string): string[] {
