@@ -4,7 +4,8 @@ import { rabbitUrl } from '../../support/services';
 /**
  * The node flags the service runs with: `npm start` (package.json) and the Docker image's
  * CMD give node exactly these (test/node-flags.test.ts holds the three equal), and the
- * benches start their API processes with them, so a bench measures what is deployed.
+ * benches start their API processes and the scale bench's engine processes with them,
+ * so a bench measures what is deployed.
  * - `--no-allocation-site-pretenuring`: short-lived per-event objects stay out of old
  *   space (README: the subscriptions bench; half the major collections).
  * - `--max-semi-space-size=32` (MiB; Node 20's default is 16): a request's garbage dies

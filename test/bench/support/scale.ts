@@ -18,6 +18,7 @@ import { rabbitMqTopology } from '../../../src/engine/transport/rabbitmq-transpo
 import { newJobArgs } from '../../support/engine-harness';
 import { createTestDatabase, rabbitUrl, uniquePrefix } from '../../support/services';
 import { Child } from './bench-child';
+import { SERVICE_NODE_FLAGS } from './bench-service-env';
 import type { FromEngineProcess, ToEngineProcess } from './engine-process';
 
 const KIND = 'SCALE_A';
@@ -50,7 +51,7 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
   const script = path.join(__dirname, 'engine-process.js');
   let nextId = 1;
   const start = async (role: 'worker' | 'api', index: number): Promise<EngineChild> => {
-    const child: EngineChild = new Child(`${role} ${index}`, script, [], {
+    const child: EngineChild = new Child(`${role} ${index}`, script, [...SERVICE_NODE_FLAGS], {
       BENCH_ROLE: role,
       BENCH_KINDS: KIND,
       BENCH_CONSUMERS: String(options.consumers),
