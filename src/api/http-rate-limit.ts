@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { Authenticator } from './auth/authenticator';
 import { requestAddressKey } from './client-address';
@@ -27,8 +27,9 @@ const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
  * slowed (the burst allowance covers it).
  *
  * Every refusal, 429 included, also sends the caller to the back (`RefusedCallers`): its
- * next operations' document checks wait behind everyone else's (`behindRefusedCallers`).
- * The caller's key is left in `res.locals.caller`.
+ * next operations wait behind everyone else's, here (the allowance, a 429) and again
+ * before their document check (`behindRefusedCallers`), once the body is read. The
+ * caller's key is left in `res.locals.caller`.
  */
 export function httpRateLimit(options: {
   settings: HttpRateLimitSettings;
@@ -55,6 +56,11 @@ export function httpRateLimit(options: {
     const key = subject !== null ? subject : requestAddressKey(req);
     const caller: CallerKey = subject !== null ? subjectCaller(subject) : addressCaller(key);
     res.locals.caller = caller;
+    // A caller refused lately has even its allowance checked (and its 429 written) in its turn at the back.
+    if (options.refusedCallers.isBehind(caller)) {
+      if (!(await options.refusedCallers.turn(caller))) return backIsFull(res);
+      if (req.socket.destroyed) return; // gone while it waited: nobody to answer
+    }
     let waitSeconds: number | null;
     try {
       waitSeconds = await limiter.take(key);
@@ -99,10 +105,14 @@ export function behindRefusedCallers(refusedCallers: RefusedCallers): RequestHan
       if (req.socket.destroyed) return;
       next();
     });
-    if (scheduled) return;
-    res
-      .status(429)
-      .set('Retry-After', '1')
-      .json({ errors: [{ message: 'Too many operations waiting from callers refused lately; try again in 1 s', extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: 1 } }] });
+    if (!scheduled) backIsFull(res);
   };
+}
+
+/** 429 for an operation that found the back of the line full (`MAX_WAITING_OPERATIONS`). */
+function backIsFull(res: Response): void {
+  res
+    .status(429)
+    .set('Retry-After', '1')
+    .json({ errors: [{ message: 'Too many operations waiting from callers refused lately; try again in 1 s', extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: 1 } }] });
 }
