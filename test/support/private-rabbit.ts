@@ -309,7 +309,8 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
         await killNode();
         throw new Error(`${nodeName} did not stop on SIGTERM, killed it: ${(error as Error).message}`);
       }
-    } else {
+    } else if (pid === undefined) {
+      // No pid file to signal: ask the node over distribution.
       try {
         await run(RABBITMQCTL, ['-n', nodeName, 'stop'], { env: ctlEnv, cwd: baseDir, timeout: 60_000 });
       } catch (error) {
