@@ -234,9 +234,6 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
     RABBITMQ_CONFIG_FILE: configFile,
     RABBITMQ_ADVANCED_CONFIG_FILE: advancedConfigFile,
     RABBITMQ_PID_FILE: pidFile,
-    // No busy-waiting schedulers: by default an idle Erlang scheduler spins before it
-    // sleeps, which on two cores takes CPU from the test files running beside this node.
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+sbwt none +sbwtdcpu none +sbwtdio none',
   };
   // rabbitmqctl only needs the node name; the broker's env would not hurt but keep it plain.
   const ctlEnv: NodeJS.ProcessEnv = { ...process.env };
