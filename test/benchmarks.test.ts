@@ -17,7 +17,6 @@ import { requireChromium } from './api/support/browser';
 import { requireRabbit } from './support/services';
 
 const ROOT = path.resolve(__dirname, '..');
-const OUT = path.join(ROOT, 'node_modules', '.cache', 'bench-smoke');
 const rabbit = requireRabbit();
 
 /** The transpiled test/bench folder: found (and transpiled, if the sources changed) once, in beforeAll. */
@@ -136,7 +135,7 @@ describe('the benchmarks build and run', () => {
 
   // Builds the page into a folder of its own and measures for a second: it runs, and prints every figure.
   it.runIf(requireChromium('test/benchmarks.test.ts (bench:web)'))('bench:web', () => {
-    const webOut = path.join(OUT, 'web');
+    const webOut = path.join(ROOT, 'node_modules', '.cache', 'bench-smoke', 'web');
     const args = ['--rate', '20', '--seconds', '1', '--warmup', '0', '--web-out', path.relative(ROOT, webOut)];
     const { status, output } = run('web', args, 150_000);
     expect(status, output).toBe(0);

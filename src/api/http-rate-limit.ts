@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { Authenticator } from './auth/authenticator';
 import { requestAddressKey } from './client-address';
@@ -57,10 +57,7 @@ export function httpRateLimit(options: {
     const caller: CallerKey = subject !== null ? subjectCaller(subject) : addressCaller(key);
     res.locals.caller = caller;
     // A caller refused lately has even its allowance checked (and its 429 written) in its turn at the back.
-    if (options.refusedCallers.isBehind(caller)) {
-      if (!(await options.refusedCallers.turn(caller))) return backIsFull(res);
-      if (req.socket.destroyed) return; // gone while it waited: nobody to answer
-    }
+    if (!(await waitTurn(options.refusedCallers, caller, req, res))) return;
     let waitSeconds: number | null;
     try {
       waitSeconds = await limiter.take(key);
@@ -97,22 +94,26 @@ export function httpRateLimit(options: {
  * goes on at once. With the back full, 429.
  */
 export function behindRefusedCallers(refusedCallers: RefusedCallers): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const caller = res.locals.caller as CallerKey | undefined;
     if (caller === undefined || req.method === 'OPTIONS') return next();
-    const scheduled = refusedCallers.schedule(caller, () => {
-      // Gone while it waited: nobody to answer.
-      if (req.socket.destroyed) return;
-      next();
-    });
-    if (!scheduled) backIsFull(res);
+    if (await waitTurn(refusedCallers, caller, req, res)) next();
   };
 }
 
-/** 429 for an operation that found the back of the line full (`MAX_WAITING_OPERATIONS`). */
-function backIsFull(res: Response): void {
-  res
-    .status(429)
-    .set('Retry-After', '1')
-    .json({ errors: [{ message: 'Too many operations waiting from callers refused lately; try again in 1 s', extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: 1 } }] });
+/**
+ * True when the operation may go on: at once for a caller in good standing, in its turn
+ * at the back for one refused lately. False when it may not: the back was full (answered
+ * 429 here) or the client left while it waited (nobody to answer).
+ */
+async function waitTurn(refusedCallers: RefusedCallers, caller: CallerKey, req: Request, res: Response): Promise<boolean> {
+  if (!refusedCallers.isBehind(caller)) return true;
+  if (!(await refusedCallers.turn(caller))) {
+    res
+      .status(429)
+      .set('Retry-After', '1')
+      .json({ errors: [{ message: 'Too many operations waiting from callers refused lately; try again in 1 s', extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: 1 } }] });
+    return false;
+  }
+  return !req.socket.destroyed;
 }

@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { publishBuild } from './build-cache';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SOURCE_DIRS = ['src', 'migrations', 'test/support', 'test/bench', 'test/api/support'];
@@ -53,14 +54,7 @@ export function transpiledServiceEntry(): string {
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, output.outputText);
   });
-  try {
-    renameSync(staging, outDir);
-  } catch {
-    rmSync(staging, { recursive: true, force: true }); // someone else finished first
-  }
-  for (const old of readdirSync(CACHE)) {
-    if (old !== path.basename(outDir) && !old.endsWith('.tmp')) rmSync(path.join(CACHE, old), { recursive: true, force: true });
-  }
+  publishBuild(staging, outDir);
   return entry;
 }
 

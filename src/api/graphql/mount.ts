@@ -20,7 +20,7 @@ import { callerBodyLimit } from '../body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { behindRefusedCallers, httpRateLimit } from '../http-rate-limit';
 import { addressCaller, RefusedCallers, subjectCaller } from '../refused-callers';
-import { addressKey } from '../client-address';
+import { requestAddressKey } from '../client-address';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
@@ -103,7 +103,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       {
         schema,
         onConnect: async (ctx) => {
-          const address = addressCaller(addressKey(ctx.extra.request.socket.remoteAddress));
+          const address = addressCaller(requestAddressKey(ctx.extra.request));
           if (!(await refusedCallers.turn(address))) {
             ctx.extra.socket.close(TRY_AGAIN_LATER, 'Try Again Later: too many sockets waiting from callers refused lately');
             return false;

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { publishBuild } from '../../support/build-cache';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -43,16 +44,8 @@ export async function buildWebBundle(): Promise<{ dir: string; output: string }>
     );
   });
   if (!fs.existsSync(path.join(staging, 'index.html'))) throw new Error(`vite build wrote no index.html into ${staging}:\n${output}`);
-  // Last into the folder: its presence says the build is whole.
   fs.writeFileSync(path.join(staging, '.build-output.txt'), output);
-  try {
-    fs.renameSync(staging, dir);
-  } catch {
-    fs.rmSync(staging, { recursive: true, force: true }); // another test file finished first
-  }
-  for (const old of fs.readdirSync(CACHE)) {
-    if (old !== path.basename(dir) && !old.endsWith('.tmp')) fs.rmSync(path.join(CACHE, old), { recursive: true, force: true });
-  }
+  publishBuild(staging, dir);
   return { dir, output };
 }
 
