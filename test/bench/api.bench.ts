@@ -49,6 +49,8 @@ function args(name: string): string[] {
 const SECONDS = Number(arg('seconds', '5'));
 const PLANS = Number(arg('plans', '40000'));
 const PROFILE = flag('profile');
+/** Where the API process's output goes (with `--api-node-arg --trace-gc`, its collections). */
+const API_LOG = arg('api-log', '');
 const CLIENTS = 16;
 const ENGINE_KIND = 'BENCH_API';
 /** The service's node flags, then any `--api-node-arg` (repeatable; a later flag wins, e.g. `--max-semi-space-size=16` to compare). */
@@ -185,6 +187,11 @@ async function main(): Promise<void> {
       { log, ownSession: !flag('shared-session') },
     );
     children.push(api as never);
+    if (API_LOG) {
+      const file = fs.createWriteStream(API_LOG);
+      api.process.stdout!.pipe(file);
+      api.process.stderr!.pipe(file);
+    }
     const ready = await api.wait('ready', 60_000);
     log(`API process ${ready.pid} serving ${ready.url}`);
     await sleep(300);
@@ -242,6 +249,10 @@ async function main(): Promise<void> {
       }
     };
     await published();
+    /** The API's collections since the last ask (its `stats`). */
+    let statsId = 0;
+    const collections = async () => (await api!.request({ type: 'stats', id: ++statsId }, 'stats', 30_000)).gcs;
+    await collections();
     const cpu0 = cpuTimes(pids);
     const t0 = Date.now();
     const sixteen = await load(CLIENTS, SECONDS);
@@ -249,7 +260,9 @@ async function main(): Promise<void> {
     const publishLagMs = await published();
     const cpu1 = cpuTimes(pids);
     const sixteenMs = Date.now() - t0;
+    const sixteenGcs = await collections();
     const one = await load(1, SECONDS, true);
+    const oneGcs = await collections();
     const { timings } = await api.request({ type: 'requestTimings', id: 1 }, 'requestTimings', 30_000);
     const slowest = splitSlowest(one.tagged, timings, 0.01);
     const typical = splitSlowest(one.tagged, timings, 1);
@@ -306,6 +319,13 @@ async function main(): Promise<void> {
       ] as const).map(
         ([name, s]) =>
           `  ${name}: ${num(s.totalMs, 2)} ms = ${num(s.heldMs, 2)} held by the API (its main thread ran ${num(s.runMs, 2)} — GC pauses ${num(s.gcMs, 2)} of it —, waited for a core ${num(s.waitMs, 2)}, slept ${num(s.heldMs - s.runMs - s.waitMs, 2)} on PostgreSQL and the broker) + ${num(s.outsideMs, 2)} outside it (waiting to be read, the way back, the client)`,
+      ),
+      ...([
+        [`${CLIENTS} clients`, sixteenGcs, sixteen.requests],
+        ['one client', oneGcs, one.requests],
+      ] as const).map(
+        ([name, g, requests]) =>
+          `API collections, ${name}: ${g.minor} young-generation (one per ${num(requests / Math.max(1, g.minor))} starts, mean pause ${num(g.minorMs / Math.max(1, g.minor), 2)} ms), ${g.major} full (longest ${num(g.longestMajorMs, 1)} ms)`,
       ),
       `Failed requests: ${failures}. API process: ${apiExit}.`,
       cpu ? `CPU while ${CLIENTS} clients ran: ${cpu}.` : '',
