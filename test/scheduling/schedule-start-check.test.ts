@@ -162,6 +162,16 @@ describe('the start of AUTOMATIC_SCHEDULE', () => {
     expect({ statements: publish.count.statements, rows: publish.count.rows }).toEqual({ statements: 2, rows: 2 });
   });
 
+  it('runs on the ORM’s root EntityManager (the resolvers fork none for a start); entity work there fails loudly', async () => {
+    const small = await smallTerm(ctx.db, 'START-ROOT');
+    const root = ctx.db.orm.em;
+    const started = await startAutomaticSchedule({ em: root, engine }, { planId: small.plan.id, timeLimitSeconds: 1, seed: 1 }, 'tester');
+    expect(started.status).toBe(JobStatus.QUEUED);
+    // What would need an identity map is refused on the root, not silently shared.
+    expect(() => root.getUnitOfWork()).toThrow(/global EntityManager/);
+    await expect(root.find(ScheduleAssignment, { plan: small.plan.id })).rejects.toThrow(/global EntityManager/);
+  });
+
   it('reads the checks of starts made at once with one statement, and enqueues them with one more', async () => {
     const { term } = await smallTerm(ctx.db, 'START-MANY');
     const plans = (

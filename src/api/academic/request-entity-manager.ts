@@ -29,3 +29,16 @@ export function entityManagerOf(context: GraphQLContext): EntityManager {
   perExecution.set(context.loaders, em);
   return em;
 }
+
+/**
+ * The ORM's root EntityManager, for work that only runs SQL on its pool (the job starts'
+ * prepared checks): a fork per request would allocate an identity map, a unit of work and
+ * three DataLoaders that such work never touches, for the young generation to collect.
+ * MikroORM refuses entity operations on the root (`allowGlobalContext` is off), so work
+ * that needs an identity map fails loudly instead of sharing one.
+ */
+export function rootEntityManagerOf(context: GraphQLContext): EntityManager {
+  const orm = context.services.orm;
+  if (!orm) throw new Error('the academic and scheduling resolvers need services.orm in the GraphQL mount');
+  return orm.em;
+}

@@ -23,7 +23,7 @@ import { JobKind } from '../../job-kinds';
 import { AcademicTermType, CourseType, TeacherType } from '../academic/academic.types';
 import { entityById, pageOf, referenced } from '../academic/batch-loaders';
 import { PageArgs, pageCost } from '../academic/page-args';
-import { entityManagerOf } from '../academic/request-entity-manager';
+import { entityManagerOf, rootEntityManagerOf } from '../academic/request-entity-manager';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';
 import { Job, JOB_OBJECT_TYPES } from '../graphql/types/job';
@@ -136,7 +136,7 @@ export class MakeupExamSessionResolver {
   @Authorized(...EDITORS)
   @Mutation(() => Job, { description: 'Starts MAKEUP_EXAM_AUTO on a session; a second start while one runs is a CONFLICT naming it.' })
   startMakeupExamArrangement(@Arg('input', () => StartMakeupExamArrangementInput) input: StartMakeupExamArrangementInput, @Ctx() ctx: GraphQLContext): Promise<JobSnapshot> {
-    return startMakeupExamArrangement({ em: em(ctx), engine: ctx.engine }, input, ctx.viewer?.subject ?? null);
+    return startMakeupExamArrangement({ em: rootEntityManagerOf(ctx), engine: ctx.engine }, input, ctx.viewer?.subject ?? null);
   }
 
   @FieldResolver(() => AcademicTermType, { nullable: true, description: 'The term of a term session; null for an imported one.' })

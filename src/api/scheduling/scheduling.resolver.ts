@@ -10,7 +10,7 @@ import { publishSchedulePlan } from '../../scheduling/schedule-publish';
 import { AcademicTermType, CourseType, RoomType } from '../academic/academic.types';
 import { childrenOf, entityById, pageOf, referenced, termIdOf } from '../academic/batch-loaders';
 import { PageArgs, pageCost } from '../academic/page-args';
-import { entityManagerOf } from '../academic/request-entity-manager';
+import { entityManagerOf, rootEntityManagerOf } from '../academic/request-entity-manager';
 import { ApiRole } from '../auth/viewer';
 import type { GraphQLContext } from '../graphql/context';
 import { AutomaticScheduleJob, Job, SchedulePublishJob } from '../graphql/types/job';
@@ -85,13 +85,13 @@ export class SchedulePlanResolver {
   @Authorized(...EDITORS)
   @Mutation(() => Job, { description: 'Starts AUTOMATIC_SCHEDULE on a DRAFT plan; a second start while one runs is a CONFLICT naming it.' })
   startAutomaticSchedule(@Arg('input', () => StartAutomaticScheduleInput) input: StartAutomaticScheduleInput, @Ctx() ctx: GraphQLContext): Promise<JobSnapshot> {
-    return startAutomaticSchedule({ em: em(ctx), engine: ctx.engine }, input, ctx.viewer?.subject ?? null);
+    return startAutomaticSchedule({ em: rootEntityManagerOf(ctx), engine: ctx.engine }, input, ctx.viewer?.subject ?? null);
   }
 
   @Authorized(...EDITORS)
   @Mutation(() => Job, { description: "Starts SCHEDULE_PUBLISH: validates, archives the term's published plan, publishes this one, rebuilds the published timetable — atomically." })
   publishSchedulePlan(@Arg('planId', () => ID) planId: string, @Ctx() ctx: GraphQLContext): Promise<JobSnapshot> {
-    return publishSchedulePlan({ em: em(ctx), engine: ctx.engine }, planId, ctx.viewer?.subject ?? null);
+    return publishSchedulePlan({ em: rootEntityManagerOf(ctx), engine: ctx.engine }, planId, ctx.viewer?.subject ?? null);
   }
 
   @FieldResolver(() => AcademicTermType)
