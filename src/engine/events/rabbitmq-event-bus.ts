@@ -60,6 +60,12 @@ export class RabbitMqEventBus implements EventBus {
   private readonly connection: RabbitMqConnection;
   private readonly logger: Logger;
   private readonly origin = randomUUID();
+  /**
+   * One headers object for every message: amqplib makes a message's headers the prototype
+   * of the table it encodes, and V8 keeps a young object made a prototype through
+   * young-generation collections (see confirmPublish in rabbitmq-transport.ts).
+   */
+  private readonly originHeaders = { [ORIGIN_HEADER]: this.origin };
   private readonly bufferLimit: number;
   private readonly buffer = new Map<string, JobEvent>();
   private readonly connectedListeners = new Set<ConnectedListener>();
@@ -158,7 +164,7 @@ export class RabbitMqEventBus implements EventBus {
       channel.publish(this.exchange, key, Buffer.from(JSON.stringify(single ? events[0] : events)), {
         persistent: false,
         contentType: 'application/json',
-        headers: { [ORIGIN_HEADER]: this.origin },
+        headers: this.originHeaders,
       });
       return true;
     } catch (error) {

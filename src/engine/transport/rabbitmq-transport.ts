@@ -30,12 +30,6 @@ export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
 
 /** How long the parked count (for health) may take before it counts as unknown. */
 const PARKED_COUNT_TIMEOUT_MS = 2_000;
-/**
- * Names each publish on the publishing channel, so that a `basic.return` (unroutable)
- * can be matched to the publish it refuses: the broker sends the return before the
- * confirm of the same message, on the same channel.
- */
-const PUBLISH_ID_HEADER = 'x-jiaowu-publish-id';
 
 /** A message the broker could not route to any queue (returned under `mandatory`). */
 export class UnroutableError extends Error {
@@ -389,13 +383,21 @@ export class RabbitMqTransport implements JobTransport {
    * Publishes with `mandatory` and resolves once the broker confirmed it *and* routed
    * it: a message returned as unroutable (no queue bound for its routing key) is still
    * confirmed by the broker, but it reached no queue, so it rejects.
+   *
+   * Each publish is named by its `correlationId`, so that a `basic.return` can be matched
+   * to it (the broker sends the return before the confirm of the same message, on the
+   * same channel) — not by a header: amqplib makes a message's `headers` object the
+   * prototype of the table it encodes (`Object.create(options.headers)`), and V8 keeps
+   * an object made a prototype, with all it reaches, through young-generation
+   * collections, so a fresh headers object per publish had every publish promoted (see
+   * `serverFor` in src/api/server.ts). Options are copied with Object.assign for the same
+   * reason: V8 keeps objects made by a spread (`{ ...options }`) the same way.
    */
   private confirmPublish(channel: ConfirmChannel, exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
     const publishId = String(++this.publishSeq);
     return new Promise<void>((resolve, reject) => {
       try {
-        const headers = { ...(options.headers ?? {}), [PUBLISH_ID_HEADER]: publishId };
-        channel.publish(exchange, routingKey, content, { ...options, headers, mandatory: true }, (error: unknown) => {
+        channel.publish(exchange, routingKey, content, Object.assign({}, options, { correlationId: publishId, mandatory: true }), (error: unknown) => {
           const unroutable = this.returned.delete(publishId);
           if (error) reject(error instanceof Error ? error : new Error(String(error)));
           else if (unroutable) reject(new UnroutableError(exchange, routingKey));
@@ -458,7 +460,7 @@ export class RabbitMqTransport implements JobTransport {
         const channel = await model.createConfirmChannel();
         channel.on('error', (error: Error) => this.logger.warn({ err: error }, 'rabbitmq publish channel error'));
         channel.on('return', (message: ConsumeMessage) => {
-          const publishId = message.properties.headers?.[PUBLISH_ID_HEADER] as unknown;
+          const publishId = message.properties.correlationId as unknown;
           if (publishId !== undefined) this.returned.add(String(publishId));
           this.logger.error(
             { exchange: message.fields.exchange, routingKey: message.fields.routingKey, messageId: message.properties.messageId },
