@@ -12,6 +12,9 @@ export type Sql = <Row = Record<string, unknown>>(text: string, params?: readonl
  * Each distinct statement text gets a name, so pg prepares it once per connection and
  * PostgreSQL can reuse its plan: for the engine's short CTEs, planning costs more than
  * executing. (Needs session-level pooling if a pooler sits in front, as LISTEN does.)
+ * The engine's texts are module constants, built once: a text built per call (a
+ * template with a substitution) is a new string every time, which this look-up must
+ * first copy flat to hash — a statement's length of garbage per statement run.
  */
 const statementNames = new Map<string, string>();
 export function statementName(text: string): string {

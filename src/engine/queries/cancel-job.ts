@@ -1,21 +1,7 @@
 import type { Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
 
-/**
- * A cancel request. A QUEUED job ends CANCELLED at once and its outbox row is
- * completed unless a runner holds it right now (then that runner sees the request).
- * A RUNNING job only gets `cancel_requested_at`: its runner aborts the processor's
- * signal and writes CANCELLED itself, fenced by its token.
- * Returns the job as it is after the request, or nothing if the job is terminal
- * or unknown.
- *
- * Run it in a transaction after `lockLiveOutbox` (as `JobEngine.cancel` does): this
- * statement locks the job row and then writes the outbox row, the reverse of the
- * claim's order, so the outbox row must already be ours.
- */
-export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(
-    `WITH target AS (
+const CANCEL_SQL = `WITH target AS (
        SELECT j.id, j.status,
          EXISTS (SELECT 1 FROM job_outbox o WHERE o.job_id = j.id AND o.stage = 'PROCESSING' AND o.lease_expires_at >= now()) AS held
        FROM jobs j WHERE j.id = $1 AND j.status IN ('QUEUED', 'RUNNING')
@@ -36,7 +22,23 @@ export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undef
        message_params = NULL,
        updated_at = now(), sequence = j.sequence + 1
      FROM target t WHERE j.id = t.id
-     RETURNING ${jobColumnsOf('j')}`,
+     RETURNING ${jobColumnsOf('j')}`;
+
+/**
+ * A cancel request. A QUEUED job ends CANCELLED at once and its outbox row is
+ * completed unless a runner holds it right now (then that runner sees the request).
+ * A RUNNING job only gets `cancel_requested_at`: its runner aborts the processor's
+ * signal and writes CANCELLED itself, fenced by its token.
+ * Returns the job as it is after the request, or nothing if the job is terminal
+ * or unknown.
+ *
+ * Run it in a transaction after `lockLiveOutbox` (as `JobEngine.cancel` does): this
+ * statement locks the job row and then writes the outbox row, the reverse of the
+ * claim's order, so the outbox row must already be ours.
+ */
+export async function cancelJob(sql: Sql, jobId: string): Promise<JobRow | undefined> {
+  const rows = await sql<JobRow>(
+    CANCEL_SQL,
     [jobId],
   );
   return rows[0];

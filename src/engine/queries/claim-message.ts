@@ -32,7 +32,7 @@ export interface ClaimArgs {
  */
 export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Promise<ClaimRow[]> {
   if (claims.length === 0) return [];
-  return sql<ClaimRow>(claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])`), columnsOf(claims, claimValues));
+  return sql<ClaimRow>(CLAIM_MANY_SQL, columnsOf(claims, claimValues));
 }
 
 /**
@@ -42,9 +42,12 @@ export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Pro
  * running it. No row back means the claim was lost.
  */
 export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow | undefined> {
-  const rows = await sql<ClaimRow>(claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text`), claimValues(args));
+  const rows = await sql<ClaimRow>(CLAIM_ONE_SQL, claimValues(args));
   return rows[0];
 }
+
+const CLAIM_MANY_SQL = claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])`);
+const CLAIM_ONE_SQL = claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text`);
 
 /** A claim's values in the order of `claimSql`'s columns. */
 const claimValues = (c: ClaimArgs) => [c.outboxId, c.token, c.leaseSeconds, c.attemptLimit, c.jobId, c.kind];

@@ -25,7 +25,7 @@ export interface CompleteArgs {
 export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[]): Promise<Array<JobRow & { completed_outbox_id: string }>> {
   if (completions.length === 0) return [];
   return sql<JobRow & { completed_outbox_id: string }>(
-    completeSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])`),
+    COMPLETE_MANY_SQL,
     columnsOf(completions, completeValues),
   );
 }
@@ -36,9 +36,12 @@ export async function completeJobs(sql: Sql, completions: readonly CompleteArgs[
  * row back means the lease was lost.
  */
 export async function completeJob(sql: Sql, args: CompleteArgs): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(completeSql(`SELECT $1::uuid, $2::uuid, $3::jsonb, $4::text, $5::text, $6::boolean, $7::text`), completeValues(args));
+  const rows = await sql<JobRow>(COMPLETE_ONE_SQL, completeValues(args));
   return rows[0];
 }
+
+const COMPLETE_MANY_SQL = completeSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[], $6::boolean[], $7::text[])`);
+const COMPLETE_ONE_SQL = completeSql(`SELECT $1::uuid, $2::uuid, $3::jsonb, $4::text, $5::text, $6::boolean, $7::text`);
 
 /** A completion's values in the order of `completeSql`'s columns. */
 function completeValues(c: CompleteArgs): unknown[] {

@@ -3,6 +3,18 @@ import { asJobText, JobStatus, type JobText } from '../types';
 import { jobColumnsOf, type JobRow } from './job-row';
 import { LAST_ERROR_MAX_LENGTH } from './release-message';
 
+const FINISH_SQL = `WITH done AS (
+       UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
+         last_error = coalesce(left($4, ${LAST_ERROR_MAX_LENGTH}), last_error), completed_at = now(), updated_at = now()
+       WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
+       RETURNING job_id
+     )
+     UPDATE jobs j SET status = $3, error_message = left($4, ${LAST_ERROR_MAX_LENGTH}), message = $5,
+       error_code = $6, error_params = $7::jsonb, message_code = $8, message_params = $9::jsonb,
+       completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
+     FROM done WHERE j.id = done.job_id AND j.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
+     RETURNING ${jobColumnsOf('j')}`;
+
 /**
  * Ends a claimed job as FAILED or CANCELLED: the outbox row is COMPLETED (nothing
  * more to deliver) and the job gets its final status, unless it is terminal already.
@@ -22,17 +34,7 @@ export async function finishJob(
   const error = args.error === null ? null : asJobText(args.error);
   const message = asJobText(args.message);
   const rows = await sql<JobRow>(
-    `WITH done AS (
-       UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
-         last_error = coalesce(left($4, ${LAST_ERROR_MAX_LENGTH}), last_error), completed_at = now(), updated_at = now()
-       WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
-       RETURNING job_id
-     )
-     UPDATE jobs j SET status = $3, error_message = left($4, ${LAST_ERROR_MAX_LENGTH}), message = $5,
-       error_code = $6, error_params = $7::jsonb, message_code = $8, message_params = $9::jsonb,
-       completed_at = now(), updated_at = now(), exclusive_key = NULL, sequence = j.sequence + 1
-     FROM done WHERE j.id = done.job_id AND j.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELLED')
-     RETURNING ${jobColumnsOf('j')}`,
+    FINISH_SQL,
     [
       args.outboxId,
       args.token,

@@ -13,6 +13,12 @@ export interface WatchedSequence {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const JOBS_AHEAD_SQL = `SELECT ${jobColumnsOf('j')}
+       FROM unnest($1::uuid[], $2::bigint[], $3::boolean[]) AS w(id, seen, seen_terminal)
+       JOIN jobs j ON j.id = w.id
+      WHERE (j.sequence > w.seen OR (NOT w.seen_terminal AND j.status = ANY($5::text[])))
+        AND j.updated_at <= now() - make_interval(secs => $4::double precision)`;
+
 /**
  * The watched jobs whose row is ahead of what their watcher has, as full snapshots, in
  * one statement: the ids and sequences go in as arrays and meet the jobs by primary
@@ -36,11 +42,7 @@ export async function getJobsAhead(sql: Sql, watched: readonly WatchedSequence[]
   const valid = watched.filter((w) => UUID.test(w.jobId));
   if (valid.length === 0) return [];
   const rows = await sql<JobRow>(
-    `SELECT ${jobColumnsOf('j')}
-       FROM unnest($1::uuid[], $2::bigint[], $3::boolean[]) AS w(id, seen, seen_terminal)
-       JOIN jobs j ON j.id = w.id
-      WHERE (j.sequence > w.seen OR (NOT w.seen_terminal AND j.status = ANY($5::text[])))
-        AND j.updated_at <= now() - make_interval(secs => $4::double precision)`,
+    JOBS_AHEAD_SQL,
     [
       valid.map((w) => w.jobId),
       valid.map((w) => Math.trunc(w.sequence)),

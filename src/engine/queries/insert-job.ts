@@ -20,7 +20,7 @@ export interface InsertJobArgs {
  * violation, stays usable. Scalar parameters: PostgreSQL keeps the statement's plan.
  */
 export async function insertJob(sql: Sql, args: InsertJobArgs, outboxState: InsertedOutboxState = OutboxState.PENDING): Promise<JobRow | undefined> {
-  const rows = await sql<JobRow>(insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, outboxState), insertJobValues(args));
+  const rows = await sql<JobRow>(INSERT_ONE_SQL[outboxState], insertJobValues(args));
   return rows[0];
 }
 
@@ -54,3 +54,9 @@ export const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) =>
        SELECT req.outbox_id, job.id, job.kind, '${outboxState}' FROM job JOIN req ON req.job_id = job.id
      )
      SELECT * FROM job`;
+
+/** One job over scalar parameters, in each state its outbox row may be written in. */
+const INSERT_ONE_SQL: Record<InsertedOutboxState, string> = {
+  [OutboxState.PENDING]: insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, OutboxState.PENDING),
+  [OutboxState.PUBLISHING]: insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, OutboxState.PUBLISHING),
+};

@@ -3,6 +3,12 @@ import { OutboxState } from '../types';
 import type { JobRow } from './job-row';
 import { insertJobsSql, insertJobValues, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
 
+const MANY_ROWS = `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`;
+const INSERT_MANY_SQL: Record<InsertedOutboxState, string> = {
+  [OutboxState.PENDING]: insertJobsSql(MANY_ROWS, OutboxState.PENDING),
+  [OutboxState.PUBLISHING]: insertJobsSql(MANY_ROWS, OutboxState.PUBLISHING),
+};
+
 /**
  * Many jobs and their outbox rows in one statement that commits on its own (the
  * enqueues of one turn, see `insertJobBatch`). A job whose key is taken — in the table
@@ -13,7 +19,7 @@ import { insertJobsSql, insertJobValues, type InsertedOutboxState, type InsertJo
 export async function insertJobs(sql: Sql, jobs: readonly InsertJobArgs[], outboxState: InsertedOutboxState = OutboxState.PENDING): Promise<JobRow[]> {
   if (jobs.length === 0) return [];
   return sql<JobRow>(
-    insertJobsSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`, outboxState),
+    INSERT_MANY_SQL[outboxState],
     columnsOf(jobs, insertJobValues),
   );
 }

@@ -95,10 +95,12 @@ export async function listJobs(sql: Sql, request: ListJobsRequest): Promise<List
   };
 }
 
+const BY_IDS_SQL = `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ANY($1::uuid[])`;
+
 /** Jobs by id, in one query (for DataLoader); missing ids are absent from the result. */
 export async function getJobsByIds(sql: Sql, ids: readonly string[]): Promise<JobSnapshot[]> {
   const valid = ids.filter((id) => UUID.test(id));
   if (valid.length === 0) return [];
-  const rows = await sql<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ANY($1::uuid[])`, [valid]);
+  const rows = await sql<JobRow>(BY_IDS_SQL, [valid]);
   return rows.map(toSnapshot);
 }
