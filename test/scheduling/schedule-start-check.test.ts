@@ -162,7 +162,7 @@ describe('the start of AUTOMATIC_SCHEDULE', () => {
     expect({ statements: publish.count.statements, rows: publish.count.rows }).toEqual({ statements: 2, rows: 2 });
   });
 
-  it('runs on the ORM’s root EntityManager (the resolvers fork none for a start); entity work there fails loudly', async () => {
+  it('runs on the ORM’s root EntityManager, as the resolvers call it; entity work there fails loudly', async () => {
     const small = await smallTerm(ctx.db, 'START-ROOT');
     const root = ctx.db.orm.em;
     const started = await startAutomaticSchedule({ em: root, engine }, { planId: small.plan.id, timeLimitSeconds: 1, seed: 1 }, 'tester');

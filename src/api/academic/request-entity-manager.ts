@@ -23,9 +23,7 @@ const perExecution = new WeakMap<object, EntityManager>();
 export function entityManagerOf(context: GraphQLContext): EntityManager {
   const cached = perExecution.get(context.loaders);
   if (cached) return cached;
-  const orm = context.services.orm;
-  if (!orm) throw new Error('the academic and scheduling resolvers need services.orm in the GraphQL mount');
-  const em = orm.em.fork();
+  const em = ormOf(context).em.fork();
   perExecution.set(context.loaders, em);
   return em;
 }
@@ -38,7 +36,11 @@ export function entityManagerOf(context: GraphQLContext): EntityManager {
  * that needs an identity map fails loudly instead of sharing one.
  */
 export function rootEntityManagerOf(context: GraphQLContext): EntityManager {
+  return ormOf(context).em;
+}
+
+function ormOf(context: GraphQLContext): MikroORM {
   const orm = context.services.orm;
   if (!orm) throw new Error('the academic and scheduling resolvers need services.orm in the GraphQL mount');
-  return orm.em;
+  return orm;
 }
