@@ -56,7 +56,8 @@ export const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) =>
      SELECT * FROM job`;
 
 /** One job over scalar parameters, in each state its outbox row may be written in. */
+const ONE_ROW = `SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`;
 const INSERT_ONE_SQL: Record<InsertedOutboxState, string> = {
-  [OutboxState.PENDING]: insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, OutboxState.PENDING),
-  [OutboxState.PUBLISHING]: insertJobsSql(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`, OutboxState.PUBLISHING),
+  [OutboxState.PENDING]: insertJobsSql(ONE_ROW, OutboxState.PENDING),
+  [OutboxState.PUBLISHING]: insertJobsSql(ONE_ROW, OutboxState.PUBLISHING),
 };
