@@ -386,12 +386,10 @@ export class RabbitMqTransport implements JobTransport {
    *
    * Each publish is named by its `correlationId`, so that a `basic.return` can be matched
    * to it (the broker sends the return before the confirm of the same message, on the
-   * same channel) — not by a header: amqplib makes a message's `headers` object the
-   * prototype of the table it encodes (`Object.create(options.headers)`), and V8 keeps
-   * an object made a prototype, with all it reaches, through young-generation
-   * collections, so a fresh headers object per publish had every publish promoted (see
-   * `serverFor` in src/api/server.ts). Options are copied with Object.assign for the same
-   * reason: V8 keeps objects made by a spread (`{ ...options }`) the same way.
+   * same channel). Not by a header: amqplib makes a message's `headers` object the
+   * prototype of the table it encodes (`Object.create(options.headers)`), and a fresh
+   * young prototype per publish, like a spread copy of `options`, outlives the young
+   * generation with all it reaches (see `serverFor` in src/api/server.ts).
    */
   private confirmPublish(channel: ConfirmChannel, exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
     const publishId = String(++this.publishSeq);
