@@ -108,7 +108,7 @@ describe('the benchmarks build and run', () => {
     // Every attack once or more; the bar is printed but not judged (--no-bar). The bench
     // itself exits 1 when it could not measure: no honest query or event in a phase, an
     // attack that completed nothing, a process that did not stop cleanly.
-    const args = ['--seconds', '2', '--warmup', '1', '--subscriptions', '10', '--query-rate', '10', '--courses', '100', '--bomb-fragments', '16'];
+    const args = ['--seconds', '2', '--warmup', '1', '--settle', '0.5', '--subscriptions', '10', '--query-rate', '10', '--courses', '100', '--bomb-fragments', '16'];
     args.push('--flood-sockets', '30', '--flood-subscriptions', '50', '--timeout-ms', '20000', '--no-bar');
     const { status, output } = run('hostile', args, 170_000);
     expect(status, output).toBe(0);

@@ -29,7 +29,7 @@
  *   value. `--shared-session` keeps them in the benchmark's session, to compare.
  *
  * Phases: warm-up, a baseline of `--seconds` with only the honest client, then as long
- * under attack. Prints the honest client's query latency, event delay and subscribe
+ * under attack; each phase begins `--settle` seconds after a forced gc. Prints the honest client's query latency, event delay and subscribe
  * time in both phases, the API's event-loop delay, heap (peak, and after gc) and CPU,
  * every hostile operation's outcome (refused how, accepted, 5xx, failed), then the bar:
  * the honest p99s within 2× the baseline's, no 5xx, heap bounded, no stall over 100 ms,
@@ -136,6 +136,15 @@ const EXAMPLES = flag('examples');
 /** Write a CPU profile of the API process (the whole run) to test-output/profiles/. */
 const PROFILE = flag('profile');
 const API_NODE_ARGS = ['--expose-gc', ...SERVICE_NODE_FLAGS];
+/**
+ * After a forced gc, honest load alone for `--settle` seconds before a phase starts. A full gc sets
+ * V8's old-generation limit just above what is live, shrinks the young generation and may
+ * drop compiled code: the seconds after one run colder than the rest. Start-up's
+ * collections leave a far looser limit: with the gc only between the phases, the baseline
+ * saw no major GC in a minute and the attack phase one every 4–5 s (`--trace-gc`), and the
+ * attack phase alone began cold.
+ */
+const AFTER_GC_SETTLE_MS = positive('settle', 10) * 1000;
 
 /** The bar. The heap bounds are this bench's own: growth an attack may cause at its peak, and what may stay after it (caches). */
 const BAR = { p99Factor: 2, loopMaxMs: 100, heapPeakGrowthMiB: positive('heap-peak-mib', 128), heapEndGrowthMiB: positive('heap-end-mib', 64) };
@@ -336,13 +345,18 @@ async function main(): Promise<void> {
       return { api: apiStats, cpu: cpu.byName, machineOther: cpu.other, seconds };
     };
 
+    // Both phases start from the same heap state: a forced gc (the baseline's heap after gc
+    // is read by one, just before the attack), then AFTER_GC_SETTLE_MS of honest load.
+    await heap();
+    await sleep(AFTER_GC_SETTLE_MS);
+
     // --- baseline: the honest client alone ----------------------------------------------------
     log(`baseline: ${SECONDS} s of the honest client alone`);
     const baseline = await phase('baseline', async () => {
       await sleep(SECONDS * 1000);
     });
     const baselineHeap = await heap();
-    await sleep(500); // the forced gc's pause must not count in the next phase
+    await sleep(AFTER_GC_SETTLE_MS);
 
     // --- under attack -----------------------------------------------------------------------------
     attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION, cpus: ATTACKER_CPUS });
