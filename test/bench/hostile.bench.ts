@@ -29,9 +29,10 @@
  *   value. `--shared-session` keeps them in the benchmark's session, to compare.
  *
  * Phases: warm-up, a baseline of `--seconds` with only the honest client, then as long
- * under attack; each phase begins `--settle` seconds after a forced gc. Prints the honest client's query latency, event delay and subscribe
- * time in both phases, the API's event-loop delay, heap (peak, and after gc) and CPU,
- * every hostile operation's outcome (refused how, accepted, 5xx, failed), then the bar:
+ * under attack, each beginning `--settle` seconds after a forced gc. Prints the honest
+ * client's query latency, event delay and subscribe time in both phases, the API's
+ * event-loop delay, heap (peak, and after gc) and CPU, every hostile operation's
+ * outcome (refused how, accepted, 5xx, failed), then the bar:
  * the honest p99s within 2× the baseline's, no 5xx, heap bounded, no stall over 100 ms,
  * no honest operation failing. Exits 1 when a bar fails (not with `--no-bar`) or when
  * the bench itself could not measure.
@@ -137,12 +138,12 @@ const EXAMPLES = flag('examples');
 const PROFILE = flag('profile');
 const API_NODE_ARGS = ['--expose-gc', ...SERVICE_NODE_FLAGS];
 /**
- * After a forced gc, honest load alone for `--settle` seconds before a phase starts. A full gc sets
- * V8's old-generation limit just above what is live, shrinks the young generation and may
- * drop compiled code: the seconds after one run colder than the rest. Start-up's
- * collections leave a far looser limit: with the gc only between the phases, the baseline
- * saw no major GC in a minute and the attack phase one every 4–5 s (`--trace-gc`), and the
- * attack phase alone began cold.
+ * After a forced gc, honest load alone for `--settle` seconds before a phase starts, so
+ * that both phases start from the same heap state. A full gc sets V8's old-generation
+ * limit just above what is live, shrinks the young generation and may drop compiled code:
+ * the seconds after one run colder than the rest. Start-up's collections leave a far
+ * looser limit: a baseline run on it has no major GC in a minute where the attack phase,
+ * after the gc that reads the baseline's heap, has one every 4–5 s (`--trace-gc`).
  */
 const AFTER_GC_SETTLE_MS = positive('settle', 10) * 1000;
 
