@@ -39,9 +39,15 @@ export type InsertedOutboxState = OutboxState.PENDING | OutboxState.PUBLISHING;
 
 /**
  * The statement of `insertJob` and `insertJobs`, given the rows to insert as
- * (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord).
+ * (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord),
+ * built once for each state the outbox row may be written in.
  */
-export const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) => `WITH req (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord) AS (
+export const insertJobsSqlByState = (rows: string): Record<InsertedOutboxState, string> => ({
+  [OutboxState.PENDING]: insertJobsSql(rows, OutboxState.PENDING),
+  [OutboxState.PUBLISHING]: insertJobsSql(rows, OutboxState.PUBLISHING),
+});
+
+const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) => `WITH req (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord) AS (
        ${rows}
      ), job AS (
        INSERT INTO jobs (id, kind, status, input, requested_by, idempotency_key, exclusive_key, exclusive_scope, message, message_code)
@@ -55,9 +61,5 @@ export const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) =>
      )
      SELECT * FROM job`;
 
-/** One job over scalar parameters, in each state its outbox row may be written in. */
-const ONE_ROW = `SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`;
-const INSERT_ONE_SQL: Record<InsertedOutboxState, string> = {
-  [OutboxState.PENDING]: insertJobsSql(ONE_ROW, OutboxState.PENDING),
-  [OutboxState.PUBLISHING]: insertJobsSql(ONE_ROW, OutboxState.PUBLISHING),
-};
+/** One job over scalar parameters. */
+const INSERT_ONE_SQL = insertJobsSqlByState(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`);

@@ -1,13 +1,9 @@
 import { columnsOf, type Sql } from '../db/sql';
 import { OutboxState } from '../types';
 import type { JobRow } from './job-row';
-import { insertJobsSql, insertJobValues, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
+import { insertJobsSqlByState, insertJobValues, type InsertedOutboxState, type InsertJobArgs } from './insert-job';
 
-const MANY_ROWS = `SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`;
-const INSERT_MANY_SQL: Record<InsertedOutboxState, string> = {
-  [OutboxState.PENDING]: insertJobsSql(MANY_ROWS, OutboxState.PENDING),
-  [OutboxState.PUBLISHING]: insertJobsSql(MANY_ROWS, OutboxState.PUBLISHING),
-};
+const INSERT_MANY_SQL = insertJobsSqlByState(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY`);
 
 /**
  * Many jobs and their outbox rows in one statement that commits on its own (the
