@@ -116,6 +116,12 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/honest event delay p50 \/ p99 \/ max \(ms\)\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+/);
     for (const attack of ['fragment-bomb', 'alias-lists', 'socket-flood', 'subscription-flood', 'bad-tokens']) expect(output).toMatch(new RegExp(`^${attack}\\s+[1-9]`, 'm'));
     expect(output).toMatch(/(PASS|FAIL) {2}API event loop never stalls > 100 ms/);
+    // Each p99 ratio with its bootstrap interval, low ≤ high.
+    const interval = /honest query p99 ≤ 2× baseline +\d+ ms vs \d+ ms \((\d+\.\d\d)×; (\d+\.\d)–(\d+\.\d)×\)/.exec(output);
+    expect(interval, output).not.toBeNull();
+    expect(Number(interval![2])).toBeLessThanOrEqual(Number(interval![3]));
+    // (Event delays are whole ms: a phase of a few dozen can have a p99 of 0, a ratio of ∞.)
+    expect(output).toMatch(/honest event delay p99 ≤ 2× baseline +\d+ ms vs \d+ ms \((\d+\.\d\d|∞)×; (\d+\.\d|∞)–(\d+\.\d|∞)×\)/);
     expect(output).toContain(`Reproduce: npm run bench:hostile -- ${args.join(' ')}`);
   }, 180_000);
 

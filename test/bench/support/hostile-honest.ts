@@ -270,8 +270,8 @@ function report(): Record<string, HonestPhase> {
   const out: Record<string, HonestPhase> = {};
   for (const [name, r] of phases) {
     out[name] = {
-      queries: { ...percentiles(r.queryMs), errors: r.queryErrors, serverErrors: r.queryServerErrors },
-      events: percentiles(r.eventMs),
+      queries: { ...percentiles(r.queryMs), samples: r.queryMs, errors: r.queryErrors, serverErrors: r.queryServerErrors },
+      events: { ...percentiles(r.eventMs), samples: r.eventMs },
       subscribes: { ...percentiles(r.subscribeMs), errors: r.subscribeErrors },
       jobsFinished: r.jobsFinished,
       ownStallMs: Math.round(r.ownStallMs),

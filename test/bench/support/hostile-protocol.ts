@@ -49,10 +49,13 @@ export type ToHonest =
   | { type: 'report'; id: number }
   | { type: 'stop' };
 
+/** Percentiles and the samples they were taken from (ms), for the bench's interval of the p99 ratio. */
+export type SampledPercentiles = Percentiles & { samples: number[] };
+
 export interface HonestPhase {
-  queries: Percentiles & { errors: Record<string, number>; serverErrors: number };
+  queries: SampledPercentiles & { errors: Record<string, number>; serverErrors: number };
   /** Delay of each job event: receipt − the event's occurredAt (one machine's clock). */
-  events: Percentiles;
+  events: SampledPercentiles;
   /** Subscribe → the job's SNAPSHOT. */
   subscribes: Percentiles & { errors: Record<string, number> };
   jobsFinished: number;
