@@ -28,9 +28,8 @@ const REFUSED_STATUSES = new Set([400, 401, 403, 413]);
  *
  * Every refusal, 429 included, also sends the caller to the back (`RefusedCallers`): its
  * next operations wait behind everyone else's, here (the allowance, a 429) and again
- * before their document check (`behindRefusedCallers`), once the body is read. An
- * operation of a caller in good standing holds the back while it is in flight
- * (`RefusedCallers.began`). The caller's key is left in `res.locals.caller`.
+ * before their document check (`behindRefusedCallers`), once the body is read. The
+ * caller's key is left in `res.locals.caller`.
  */
 export function httpRateLimit(options: {
   settings: HttpRateLimitSettings;
@@ -58,12 +57,7 @@ export function httpRateLimit(options: {
     const caller: CallerKey = subject !== null ? subjectCaller(subject) : addressCaller(key);
     res.locals.caller = caller;
     // A caller refused lately has even its allowance checked (and its 429 written) in its turn at the back.
-    if (options.refusedCallers.isBehind(caller)) {
-      if (!(await waitTurn(options.refusedCallers, caller, req, res))) return;
-    } else {
-      // In good standing: the back is held until this operation's answer is out (or its client gone).
-      res.once('close', options.refusedCallers.began());
-    }
+    if (!(await waitTurn(options.refusedCallers, caller, req, res))) return;
     let waitSeconds: number | null;
     try {
       waitSeconds = await limiter.take(key);

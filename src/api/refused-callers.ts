@@ -2,12 +2,6 @@
 export const MAX_REMEMBERED_CALLERS = 100_000;
 /** Operations waiting at the back at once; past it the next is refused outright (`schedule` → false). */
 export const MAX_WAITING_OPERATIONS = 10_000;
-/**
- * How long an operation at the back may be held while operations of callers in good
- * standing are in flight (`began`): longer than an honest query takes here (p99 10–40 ms
- * on two busy cores), short enough that a refused caller is still answered in a blink.
- */
-export const MAX_HOLD_MS = 50;
 
 /** A caller as the limits know it: the subject of a verified token, or a client address. */
 export type CallerKey = `subject:${string}` | `address:${string}`;
@@ -22,12 +16,9 @@ export const addressCaller = (address: string): CallerKey => `address:${address}
  * — a document the checks refuse, a bad token, an allowance spent — gets its next
  * operations' work done one per turn of the event loop, after whatever I/O that turn
  * brought in (`setImmediate` runs after the poll phase), so a caller in good standing
- * waits for at most one of them at a time, not for the whole burst. An operation of a
- * caller in good standing takes several turns (a body read, database round trips); while
- * one is in flight (`began` to its end) the back is held, up to MAX_HOLD_MS for each
- * operation waiting there, so the turns it needs meet none of the back's work. The
- * refused caller is still answered, in the same order, only later; a caller with an
- * occasional bad query pays a few turns of the loop, once.
+ * waits for at most one of them at a time, not for the whole burst. The refused caller
+ * is still answered, in the same order, only later; a caller with an occasional bad
+ * query pays a few turns of the loop, once.
  *
  * A key is a subject for a verified token and an address otherwise, as the rate limits
  * key them: nobody can push another person's subject to the back. In this process's
@@ -36,13 +27,8 @@ export const addressCaller = (address: string): CallerKey => `address:${address}
 export class RefusedCallers {
   /** Caller → when it was last refused (ms); in the order of those times, oldest first. */
   private readonly refusedAt = new Map<CallerKey, number>();
-  /** Operations at the back, oldest first, with when each arrived there (ms). */
-  private readonly waiting: Array<{ run: () => void; since: number }> = [];
+  private readonly waiting: Array<() => void> = [];
   private draining = false;
-  /** Operations of callers in good standing in flight (`began`), which hold the back. */
-  private inFlight = 0;
-  /** While the back is held: the timer that ends the hold at the oldest operation's MAX_HOLD_MS. */
-  private holdTimer: NodeJS.Timeout | null = null;
 
   constructor(
     /** How long a caller stays at the back after its last refused operation (`REFUSED_CALLER_SECONDS`). */
@@ -78,7 +64,7 @@ export class RefusedCallers {
       return true;
     }
     if (this.waiting.length >= MAX_WAITING_OPERATIONS) return false;
-    this.waiting.push({ run, since: this.now() });
+    this.waiting.push(run);
     if (!this.draining) {
       this.draining = true;
       setImmediate(this.drainOne);
@@ -93,50 +79,16 @@ export class RefusedCallers {
     });
   }
 
-  /**
-   * An operation of a caller in good standing began: until the returned function is
-   * called (once it ended, however), the back is held (see the class). Calling it again
-   * does nothing.
-   */
-  began(): () => void {
-    this.inFlight++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      if (--this.inFlight === 0 && this.holdTimer) this.endHold();
-    };
-  }
-
   /** Operations waiting at the back now. */
   get waitingCount(): number {
     return this.waiting.length;
   }
 
   private readonly drainOne = (): void => {
-    const head = this.waiting[0];
-    if (!head) {
-      this.draining = false;
-      return;
-    }
-    if (this.inFlight > 0) {
-      const holdMs = head.since + MAX_HOLD_MS - this.now();
-      if (holdMs > 0) {
-        // Resumed when the last operation in flight ends, or when the head has waited long enough.
-        this.holdTimer = setTimeout(this.endHold, holdMs);
-        return;
-      }
-    }
-    this.waiting.shift();
+    const run = this.waiting.shift();
     if (this.waiting.length > 0) setImmediate(this.drainOne);
     else this.draining = false;
-    head.run();
-  };
-
-  private readonly endHold = (): void => {
-    if (this.holdTimer) clearTimeout(this.holdTimer);
-    this.holdTimer = null;
-    setImmediate(this.drainOne);
+    run?.();
   };
 
   private forgetOld(): void {

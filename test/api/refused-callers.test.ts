@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressCaller, MAX_HOLD_MS, MAX_REMEMBERED_CALLERS, MAX_WAITING_OPERATIONS, RefusedCallers, subjectCaller } from '../../src/api/refused-callers';
+import { addressCaller, MAX_REMEMBERED_CALLERS, MAX_WAITING_OPERATIONS, RefusedCallers, subjectCaller } from '../../src/api/refused-callers';
 import type { JobEngine } from '../../src/engine/engine';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { testKindRegistrations } from '../support/test-kinds';
@@ -63,40 +63,6 @@ describe('RefusedCallers', () => {
     callers.refused(addressCaller('10.200.0.0'));
     expect(callers.isBehind(addressCaller('10.0.0.1'))).toBe(true);
     expect(callers.isBehind(addressCaller('10.0.0.2'))).toBe(false);
-  });
-
-  it('holds the back while an operation of a caller in good standing is in flight, up to MAX_HOLD_MS', async () => {
-    let now = 1_000_000;
-    const callers = new RefusedCallers(30, () => now);
-    const mallory = subjectCaller('mallory');
-    callers.refused(mallory);
-    const ran: string[] = [];
-    const end = callers.began();
-    callers.schedule(mallory, () => ran.push('mallory 1'));
-    callers.schedule(mallory, () => ran.push('mallory 2'));
-    for (let i = 0; i < 5; i++) await nextTurn();
-    expect(ran).toEqual([]); // held: alice's operation is in flight
-    end();
-    end(); // a second call changes nothing
-    await nextTurn();
-    expect(ran).toEqual(['mallory 1']); // one per turn again
-    await nextTurn();
-    expect(ran).toEqual(['mallory 1', 'mallory 2']);
-
-    // An operation in flight for ever holds each waiting one MAX_HOLD_MS at most.
-    callers.began();
-    const scheduledAt = performance.now();
-    callers.schedule(mallory, () => ran.push('mallory 3'));
-    for (let i = 0; i < 5; i++) await nextTurn();
-    expect(ran).toHaveLength(2);
-    now += MAX_HOLD_MS; // the hold ends when the timer set for it fires
-    await new Promise((resolve) => setTimeout(resolve, MAX_HOLD_MS + 20));
-    await nextTurn();
-    expect(ran).toEqual(['mallory 1', 'mallory 2', 'mallory 3']);
-    expect(performance.now() - scheduledAt).toBeGreaterThanOrEqual(MAX_HOLD_MS - 1);
-    // Good standing still runs at once, held back or not.
-    callers.schedule(subjectCaller('alice'), () => ran.push('alice'));
-    expect(ran.at(-1)).toBe('alice');
   });
 
   it('refuses (false, nothing run) past MAX_WAITING_OPERATIONS waiting', async () => {
@@ -199,38 +165,6 @@ describe('over HTTP and the socket', () => {
     // The burst goes one per turn of the loop, the honest request in the first: at most a
     // few of the burst's answers can be read before the honest one.
     expect(answeredBefore, order.join(', ')).toBeLessThan(BURST / 4);
-  });
-
-  it('holds a refused caller’s operation while one of a caller in good standing is in flight', async () => {
-    const refused = server.tokens.viewer;
-    const good = server.tokens.otherViewer;
-    const send = async (query: string, token: string) => {
-      const socket = await connect();
-      const text = answer(socket);
-      socket.write(request(query, token));
-      return text;
-    };
-    expect(await send('{ __typename }', good)).toMatch(/^HTTP\/1\.1 200/);
-    expect(await send('{ noSuchField }', refused)).toMatch(/^HTTP\/1\.1 400/);
-
-    // The good caller's operation is in flight from its headers until its answer: here
-    // its body is sent in two parts, the second only after the refused caller's request.
-    const inFlight = await connect();
-    const goodAnswer = answer(inFlight);
-    const whole = request('{ __typename }', good);
-    const split = whole.length - 5;
-    inFlight.write(whole.slice(0, split));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // its headers are read and its operation began
-
-    let refusedAnsweredAt: number | null = null;
-    const refusedAnswer = send('{ __typename }', refused).then((text) => ((refusedAnsweredAt = performance.now()), text));
-    // The server runs in this process: its hold (MAX_HOLD_MS from when the request reaches
-    // the back, after this timer was set) cannot end before this timer fires.
-    await new Promise((resolve) => setTimeout(resolve, MAX_HOLD_MS / 2));
-    expect(refusedAnsweredAt, 'the refused caller was answered while the good operation was in flight').toBeNull();
-    inFlight.write(whole.slice(split));
-    expect(await goodAnswer).toMatch(/^HTTP\/1\.1 200[\s\S]*\{"data":\{"__typename":"Query"\}\}/);
-    expect(await refusedAnswer).toMatch(/^HTTP\/1\.1 200[\s\S]*\{"data":\{"__typename":"Query"\}\}/);
   });
 
   it('a subject refused on the socket still subscribes and gets its data, in its turn', async () => {
