@@ -570,8 +570,8 @@ function printReport(r: {
 function ratioWithInterval(attack: SampledPercentiles, baseline: SampledPercentiles): string {
   const interval = p99RatioInterval(attack.samples, baseline.samples);
   if (!interval) return '–';
-    // An event delay is whole milliseconds: a draw whose p99 is 0 makes a ratio of ∞.
-  const x = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '∞');
+  // An event delay is whole milliseconds: a draw whose p99 is 0 makes a ratio of ∞ (or of 0/0: –).
+  const x = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : Number.isNaN(value) ? '–' : '∞');
   return `${x(interval.ratio, 2)}×; ${x(interval.low, 1)}–${x(interval.high, 1)}×`;
 }
 
