@@ -39,6 +39,7 @@ import { graphileDrain, graphileEnqueue, graphileLatency, prepareGraphile, type 
 import { measureScale, printScale, type ScaleOptions } from './support/scale';
 import { walMark, walPerJob } from './support/wal';
 import { createTestDatabase, rabbitAvailable, rabbitUrl, uniquePrefix } from '../support/services';
+import { quantile } from './support/quantile';
 
 const KINDS = ['BENCH_A', 'BENCH_B', 'BENCH_C'];
 const CONSUMERS = 16;
@@ -93,11 +94,6 @@ async function messaging(name: TransportName): Promise<Messaging> {
       await connection.close().catch(() => undefined);
     },
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Plain pg: insert, update, update, each its own transaction, from CLIENTS clients. */
@@ -279,7 +275,7 @@ const ratio = (mine: number | undefined, theirs: number | undefined, unit: Row['
 
 function latencyStats(samples: number[]): { p50: number; p95: number; p99: number } {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+  return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), p99: quantile(sorted, 0.99) };
 }
 
 async function mainScale(): Promise<void> {

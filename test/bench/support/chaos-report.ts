@@ -8,6 +8,7 @@ import type { Census } from './chaos-census';
 import type { UnexpectedExit } from './chaos-fleet';
 import type { ChaosOptions } from './chaos-options';
 import type { WatchRecord } from './chaos-subscriptions';
+import { quantile } from './quantile';
 
 export type FaultKind = 'worker kill' | 'broker restart' | 'PostgreSQL restart';
 
@@ -163,9 +164,7 @@ function summarise(items: string[], top = 4): string {
 }
 
 function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  return quantile([...values].sort((a, b) => a - b), p);
 }
 
 const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(1)} s`);

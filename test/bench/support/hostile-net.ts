@@ -8,6 +8,7 @@
 import http from 'node:http';
 import WebSocket from 'ws';
 import type { Percentiles, Verdict } from './hostile-protocol';
+import { quantile } from './quantile';
 
 export interface Outcome {
   label: string;
@@ -265,8 +266,7 @@ export class GqlSocket {
 export function percentiles(values: number[]): Percentiles {
   if (values.length === 0) return { count: 0, p50: NaN, p99: NaN, max: NaN };
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]! };
+  return { count: sorted.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted[sorted.length - 1]! };
 }
 
 /** A loop of this process's own timer lag: how late its own measurements may be. */

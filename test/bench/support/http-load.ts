@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { REQUEST_TAG_HEADER } from './request-timings';
+import { quantile } from './quantile';
 
 export interface HttpLoadOptions {
   url: string;
@@ -102,7 +103,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
   return { requests: latencies.length, failures, errors, seconds, latencies, tagged };
 }
 
+/** The p-th percentile (0–100) of ascending `sorted` values (`quantile`). */
 export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return quantile(sorted, p / 100);
 }

@@ -9,11 +9,10 @@
  *
  * Seeded (the same samples give the same interval) and pure.
  */
+import { quantile } from './quantile';
 
-/** The p99 as the benches print it: the value at ⌊0.99 n⌋ of the sorted samples. */
-export function p99(sorted: ArrayLike<number>): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))]!;
-}
+/** The p99 as the benches print it (`quantile`): the value at ⌊0.99 n⌋ of the sorted samples. */
+export const p99 = (sorted: ArrayLike<number>): number => quantile(sorted, 0.99);
 
 export interface RatioInterval {
   /** The ratio of the samples' own p99s. */

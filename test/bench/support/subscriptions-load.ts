@@ -9,6 +9,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { FromLoad, LatencySummary, LoadClient, LoadReport, ToLoad } from './subscriptions-protocol';
+import { quantile } from './quantile';
 
 const PROGRESS = 'subscription BenchProgress($jobId: ID!) { jobProgress(jobId: $jobId) { sequence reason occurredAt } }';
 const DASHBOARD = 'subscription BenchDashboard { jobEvents { jobId sequence occurredAt } }';
@@ -48,10 +49,10 @@ class Samples {
     const seconds = Array.from(bySecond, (list): [number, number, number] => {
       if (!list) return [0, NaN, NaN];
       list.sort((a, b) => a - b);
-      return [list.length, list[Math.min(list.length - 1, Math.floor(0.99 * list.length))]!, list[list.length - 1]!];
+      return [list.length, quantile(list, 0.99), list[list.length - 1]!];
     });
     values.sort((a, b) => a - b);
-    const at = (p: number) => (values.length ? values[Math.min(values.length - 1, Math.floor(p * values.length))]! : NaN);
+    const at = (q: number) => quantile(values, q);
     return { count: values.length, seconds, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: values.length ? values[values.length - 1]! : NaN };
   }
 }
