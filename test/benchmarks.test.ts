@@ -116,6 +116,7 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/honest event delay p50 \/ p99 \/ max \(ms\)\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+/);
     for (const attack of ['fragment-bomb', 'alias-lists', 'socket-flood', 'subscription-flood', 'bad-tokens']) expect(output).toMatch(new RegExp(`^${attack}\\s+[1-9]`, 'm'));
     expect(output).toMatch(/(PASS|FAIL) {2}API event loop never stalls > 100 ms/);
+    expect(output).toMatch(/honest queries' slowest 1 %, with when each was sent \(s into the phase\): baseline \d+ ms at \d+\.\d s.*; under attack \d+ ms at \d+\.\d s/);
     // Each p99 ratio with its bootstrap interval, low ≤ high.
     const interval = /honest query p99 ≤ 2× baseline +\d+ ms vs \d+ ms \((\d+\.\d\d)×; (\d+\.\d)–(\d+\.\d)×\)/.exec(output);
     expect(interval, output).not.toBeNull();

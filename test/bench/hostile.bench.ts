@@ -507,6 +507,9 @@ function printReport(r: {
     ...rows.map(([x, y, z]) => `${x.padEnd(w0)}  ${y.padEnd(w1)}  ${z}`),
     '',
   ];
+  // Where in each phase its slowest queries were sent: spread over the minute, or bunched (the attack's opening seconds, one stall).
+  const slowest = (p: HonestPhase) => p.queries.slowest.map((q) => `${Math.round(q.ms)} ms at ${q.atS.toFixed(1)} s`).join(', ');
+  lines.push(`honest queries' slowest 1 %, with when each was sent (s into the phase): baseline ${slowest(b.honest)}; under attack ${slowest(a.honest)}`, '');
   if (honestErrors(b.honest)) lines.push(`honest failures, baseline: ${counts({ ...b.honest.queries.errors, ...b.honest.subscribes.errors })}`);
   if (honestErrors(a.honest)) lines.push(`honest failures, under attack: ${counts({ ...a.honest.queries.errors, ...a.honest.subscribes.errors })}`);
   if (a.api.stalls.length) lines.push(`API stalls under attack (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);

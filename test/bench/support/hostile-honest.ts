@@ -37,6 +37,8 @@ const send = (message: FromHonest) => process.send?.(message);
 
 interface PhaseRecord {
   queryMs: number[];
+  /** When each query of queryMs was sent (Date.now()). */
+  querySentAt: number[];
   queryErrors: Record<string, number>;
   queryServerErrors: number;
   eventMs: number[];
@@ -54,7 +56,7 @@ function phaseAt(ms: number): PhaseRecord {
   let name = boundaries[0]!.phase;
   for (const b of boundaries) if (b.atMs <= ms) name = b.phase;
   let record = phases.get(name);
-  if (!record) phases.set(name, (record = { queryMs: [], queryErrors: {}, queryServerErrors: 0, eventMs: [], subscribeMs: [], subscribeErrors: {}, jobsFinished: 0, ownStallMs: 0 }));
+  if (!record) phases.set(name, (record = { queryMs: [], querySentAt: [], queryErrors: {}, queryServerErrors: 0, eventMs: [], subscribeMs: [], subscribeErrors: {}, jobsFinished: 0, ownStallMs: 0 }));
   return record;
 }
 
@@ -220,6 +222,7 @@ function startQueries(): void {
         inFlight--;
         // The latency of a query counts in the phase it was sent in, whatever became of it.
         record.queryMs.push(outcome.ms);
+        record.querySentAt.push(sentAt);
         if (outcome.verdict === 'server-error') record.queryServerErrors++;
         if (outcome.verdict !== 'accepted') bump(record.queryErrors, outcome.label);
       });
@@ -266,11 +269,18 @@ async function start(s: HonestSettings): Promise<void> {
   send({ type: 'started', subscribed, ms: Date.now() - startedAt, errors });
 }
 
+/** The slowest 1 % of a phase's queries (at least one), slowest first, with when each was sent. */
+function slowestQueries(phase: string, r: PhaseRecord): HonestPhase['queries']['slowest'] {
+  const phaseStart = boundaries.find((b) => b.phase === phase)?.atMs ?? 0;
+  const order = r.queryMs.map((_, i) => i).sort((a, b) => r.queryMs[b]! - r.queryMs[a]!);
+  return order.slice(0, Math.max(1, Math.ceil(order.length / 100))).map((i) => ({ atS: (r.querySentAt[i]! - phaseStart) / 1000, ms: r.queryMs[i]! }));
+}
+
 function report(): Record<string, HonestPhase> {
   const out: Record<string, HonestPhase> = {};
   for (const [name, r] of phases) {
     out[name] = {
-      queries: { ...percentiles(r.queryMs), samples: r.queryMs, errors: r.queryErrors, serverErrors: r.queryServerErrors },
+      queries: { ...percentiles(r.queryMs), samples: r.queryMs, slowest: slowestQueries(name, r), errors: r.queryErrors, serverErrors: r.queryServerErrors },
       events: { ...percentiles(r.eventMs), samples: r.eventMs },
       subscribes: { ...percentiles(r.subscribeMs), errors: r.subscribeErrors },
       jobsFinished: r.jobsFinished,

@@ -53,7 +53,12 @@ export type ToHonest =
 export type SampledPercentiles = Percentiles & { samples: number[] };
 
 export interface HonestPhase {
-  queries: SampledPercentiles & { errors: Record<string, number>; serverErrors: number };
+  queries: SampledPercentiles & {
+    /** The slowest 1 %, slowest first: when each was sent (seconds into the phase) and its latency. */
+    slowest: { atS: number; ms: number }[];
+    errors: Record<string, number>;
+    serverErrors: number;
+  };
   /** Delay of each job event: receipt − the event's occurredAt (one machine's clock). */
   events: SampledPercentiles;
   /** Subscribe → the job's SNAPSHOT. */
