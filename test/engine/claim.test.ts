@@ -457,7 +457,8 @@ describe('release for retry', () => {
       await engine?.stop(1_000);
       engine = undefined;
       await transport?.close();
-      await deleteEngineTopology(prefix, ['RELEASE_MQ']);
+      // CLAIM_KIND too: the engine's publisher sends the outbox rows other tests here seeded (seedJob) to its queue.
+      await deleteEngineTopology(prefix, ['RELEASE_MQ', 'CLAIM_KIND']);
     });
 
     it('the runner releases to PENDING here too: the retry waits in PostgreSQL, not in a broker timer', async () => {
