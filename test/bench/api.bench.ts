@@ -34,7 +34,8 @@ import { Child, cpuTimes } from './support/bench-child';
 import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import { formatProfileSummary, summariseCpuProfile } from './support/cpu-profile-summary';
 import { splitSlowest } from './support/request-timings';
-import { percentile, runHttpLoad, type LoadResult } from './support/http-load';
+import { runHttpLoad, type LoadResult } from './support/http-load';
+import { quantile } from './support/quantile';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -70,7 +71,7 @@ interface Figure {
   count: number;
 }
 
-const figure = (r: LoadResult): Figure => ({ rate: r.requests / r.seconds, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), count: r.requests });
+const figure = (r: LoadResult): Figure => ({ rate: r.requests / r.seconds, p50: quantile(r.latencies, 0.5), p99: quantile(r.latencies, 0.99), count: r.requests });
 
 /** `callers` loops calling `work` for SECONDS seconds; latency of each call. */
 async function closedLoop(callers: number, work: (caller: number) => Promise<void>): Promise<Figure> {
@@ -88,7 +89,7 @@ async function closedLoop(callers: number, work: (caller: number) => Promise<voi
   );
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length };
+  return { rate: latencies.length / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), count: latencies.length };
 }
 
 async function measureEngineEnqueue(db: Database): Promise<{ sixteen: Figure; one: Figure }> {

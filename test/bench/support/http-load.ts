@@ -6,7 +6,6 @@
  */
 import http from 'node:http';
 import { REQUEST_TAG_HEADER } from './request-timings';
-import { quantile } from './quantile';
 
 export interface HttpLoadOptions {
   url: string;
@@ -101,9 +100,4 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<LoadResult>
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { requests: latencies.length, failures, errors, seconds, latencies, tagged };
-}
-
-/** The p-th percentile (0–100) of ascending `sorted` values (`quantile`). */
-export function percentile(sorted: readonly number[], p: number): number {
-  return quantile(sorted, p / 100);
 }
