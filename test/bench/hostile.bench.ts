@@ -59,6 +59,7 @@ import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/benc
 import { ATTACKS } from './support/hostile-attacks';
 import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, p99RatioInterval } from './support/p99-ratio-interval';
 import { QUERY_ARRIVAL_KINDS, type AttackReport, type FromAttacker, type FromHonest, type HonestPhase, type QueryArrivals, type SampledPercentiles, type ToAttacker, type ToHonest } from './support/hostile-protocol';
+import { joinTimings, splitSlowest, type RequestSplit, type ServerTiming } from './support/request-timings';
 import type { FromApi, ToApi } from './support/subscriptions-protocol';
 
 function arg(name: string, fallback: string): string {
@@ -278,7 +279,7 @@ async function main(): Promise<void> {
     const profileDir = path.join(ROOT, 'test-output', 'profiles');
     if (PROFILE) fs.mkdirSync(profileDir, { recursive: true });
     const apiNodeArgs = [...API_NODE_ARGS, ...API_EXTRA_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-    api = new Child<ToApi, FromApi>('API process', path.join(DIST, 'support', 'subscriptions-api.js'), apiNodeArgs, { ...common, ROLE: 'api', DB_POOL_SIZE: '20', ...API_ENV }, { log, ownSession: OWN_SESSION });
+    api = new Child<ToApi, FromApi>('API process', path.join(DIST, 'support', 'subscriptions-api.js'), apiNodeArgs, { ...common, ROLE: 'api', DB_POOL_SIZE: '20', BENCH_REQUEST_TIMINGS: '1', ...API_ENV }, { log, ownSession: OWN_SESSION });
     children.push(api as never);
     if (API_LOG) {
       const file = fs.createWriteStream(API_LOG);
@@ -401,6 +402,8 @@ async function main(): Promise<void> {
     await sleep(2_000);
     const endHeap = await heap();
     const reportReply = await honest.request({ type: 'report', id: ++requestId }, 'report', 30_000);
+    // How long the API held each honest query (only the honest client tags its requests).
+    const { timings: serverTimings } = await api.request({ type: 'requestTimings', id: ++requestId }, 'requestTimings', 30_000);
 
     // --- stop everything ----------------------------------------------------------------------------
     attacker.send({ type: 'stop' });
@@ -436,6 +439,7 @@ async function main(): Promise<void> {
       recoveredMs,
       recovery,
       otherPhases: phases,
+      serverTimings,
     });
     if (failedToMeasure.length) {
       process.stdout.write(`The bench could not measure properly: ${failedToMeasure.join('; ')}\n`);
@@ -463,6 +467,12 @@ function longestStall(stats: Stats): string {
   return longest ? `; longest stall ${longest.gapMs} ms: ${longest.cpuMs} ms the API's own work, ${longest.waitMs} ms waiting for a core` : '';
 }
 
+/** A query's (or a mean's) parts, ms: unread, held (ran, GC, waited for a core, slept), back. */
+function partsOf(x: RequestSplit): string {
+  const n = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+  return `unread ${n(x.beforeReadMs)}, held ${n(x.heldMs)}: ran ${n(x.runMs)} (GC ${n(x.gcMs)}), core ${n(x.waitMs)}, slept ${n(x.heldMs - x.runMs - x.waitMs)}; back ${n(x.outsideMs - x.beforeReadMs)}`;
+}
+
 function counts(record: Record<string, number>): string {
   const entries = Object.entries(record).sort((a, b) => b[1] - a[1]);
   return entries.length ? entries.map(([label, n]) => `${label} ×${n}`).join(', ') : 'none';
@@ -476,6 +486,7 @@ function printReport(r: {
   recoveredMs: number | null;
   recovery: number;
   otherPhases: Record<string, HonestPhase>;
+  serverTimings: ServerTiming[];
 }): boolean {
   const { baseline: b, attack: a } = r.figures;
   const honestServerErrors = Object.values(r.otherPhases).reduce((n, p) => n + p.queries.serverErrors, 0);
@@ -507,9 +518,23 @@ function printReport(r: {
     ...rows.map(([x, y, z]) => `${x.padEnd(w0)}  ${y.padEnd(w1)}  ${z}`),
     '',
   ];
-  // Where in each phase its slowest queries were sent: spread over the minute, or bunched (the attack's opening seconds, one stall).
-  const slowest = (p: HonestPhase) => p.queries.slowest.map((q) => `${Math.round(q.ms)} ms at ${q.atS.toFixed(1)} s`).join(', ');
-  lines.push(`honest queries' slowest 1 %, with when each was sent (s into the phase): baseline ${slowest(b.honest)}; under attack ${slowest(a.honest)}`, '');
+  // Each phase's slowest queries: when each was sent (spread over the minute, or bunched at
+  // the attack's opening or one stall), and where its time went by the API's own timing.
+  const slowestSplit = (p: HonestPhase) => {
+    const client = p.queries.slowest.map((q) => [q.tag, q.ms, q.sentAtMs] as const);
+    const splits = new Map(joinTimings(client, r.serverTimings).map((x) => [x.tag, x]));
+    const mean = splitSlowest(client, r.serverTimings, 1);
+    const each = p.queries.slowest.map((q) => {
+      const x = splits.get(q.tag);
+      return `${Math.round(q.ms)} ms at ${q.atS.toFixed(1)} s${x ? ` (${partsOf(x)})` : ' (not timed by the API)'}`;
+    });
+    return [`mean ${mean.totalMs.toFixed(1)} ms (${partsOf(mean)})`, ...each];
+  };
+  lines.push(
+    `honest queries' slowest 1 %, each with when it was sent (s into the phase) and its parts in ms: unread = sent → the API read its headers; held = the API held it — its main thread ran (GC pauses of it), waited for a core, slept on PostgreSQL; back = its answer's way back and the client:`,
+    ...(['baseline', 'attack'] as const).flatMap((phase) => slowestSplit(r.figures[phase].honest).map((line, i) => `  ${i === 0 ? `${phase === 'attack' ? 'under attack' : 'baseline'}:`.padEnd(14) : ''.padEnd(14)}${line}`)),
+    '',
+  );
   if (honestErrors(b.honest)) lines.push(`honest failures, baseline: ${counts({ ...b.honest.queries.errors, ...b.honest.subscribes.errors })}`);
   if (honestErrors(a.honest)) lines.push(`honest failures, under attack: ${counts({ ...a.honest.queries.errors, ...a.honest.subscribes.errors })}`);
   if (a.api.stalls.length) lines.push(`API stalls under attack (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);

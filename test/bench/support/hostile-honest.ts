@@ -20,6 +20,7 @@ import { OUTBOX_CHANNEL } from '../../../src/engine/publisher';
 import { insertJob } from '../../../src/engine/queries/insert-job';
 import { ownStallMonitor, percentiles, postGraphQL, webSocketFrom } from './hostile-net';
 import type { FromHonest, HonestPhase, HonestSettings, ToHonest } from './hostile-protocol';
+import { REQUEST_TAG_HEADER } from './request-timings';
 
 /**
  * The honest client's operations: what the office's page asks for. If the schema
@@ -37,8 +38,10 @@ const send = (message: FromHonest) => process.send?.(message);
 
 interface PhaseRecord {
   queryMs: number[];
-  /** When each query of queryMs was sent (Date.now()). */
+  /** When each query of queryMs was sent (Date.now()), the same in ms since the epoch to a fraction (performance.timeOrigin-based), and its tag. */
   querySentAt: number[];
+  querySentAtMs: number[];
+  queryTags: string[];
   queryErrors: Record<string, number>;
   queryServerErrors: number;
   eventMs: number[];
@@ -56,7 +59,7 @@ function phaseAt(ms: number): PhaseRecord {
   let name = boundaries[0]!.phase;
   for (const b of boundaries) if (b.atMs <= ms) name = b.phase;
   let record = phases.get(name);
-  if (!record) phases.set(name, (record = { queryMs: [], querySentAt: [], queryErrors: {}, queryServerErrors: 0, eventMs: [], subscribeMs: [], subscribeErrors: {}, jobsFinished: 0, ownStallMs: 0 }));
+  if (!record) phases.set(name, (record = { queryMs: [], querySentAt: [], querySentAtMs: [], queryTags: [], queryErrors: {}, queryServerErrors: 0, eventMs: [], subscribeMs: [], subscribeErrors: {}, jobsFinished: 0, ownStallMs: 0 }));
   return record;
 }
 
@@ -218,11 +221,16 @@ function startQueries(): void {
         continue;
       }
       inFlight++;
-      void postGraphQL(url, bodies[sent++ % bodies.length]!, { token: settings.token, localAddress: settings.localAddress, timeoutMs: settings.timeoutMs, agent, retryResetReusedConnection: true }).then((outcome) => {
+      // Tagged, so the API process times how long it held each query (request-timings.ts).
+      const tag = `honest-${sent}`;
+      const sentAtMs = performance.timeOrigin + performance.now();
+      void postGraphQL(url, bodies[sent++ % bodies.length]!, { token: settings.token, localAddress: settings.localAddress, timeoutMs: settings.timeoutMs, agent, retryResetReusedConnection: true, headers: { [REQUEST_TAG_HEADER]: tag } }).then((outcome) => {
         inFlight--;
         // The latency of a query counts in the phase it was sent in, whatever became of it.
         record.queryMs.push(outcome.ms);
         record.querySentAt.push(sentAt);
+        record.querySentAtMs.push(sentAtMs);
+        record.queryTags.push(tag);
         if (outcome.verdict === 'server-error') record.queryServerErrors++;
         if (outcome.verdict !== 'accepted') bump(record.queryErrors, outcome.label);
       });
@@ -273,7 +281,7 @@ async function start(s: HonestSettings): Promise<void> {
 function slowestQueries(phase: string, r: PhaseRecord): HonestPhase['queries']['slowest'] {
   const phaseStart = boundaries.find((b) => b.phase === phase)?.atMs ?? 0;
   const order = r.queryMs.map((_, i) => i).sort((a, b) => r.queryMs[b]! - r.queryMs[a]!);
-  return order.slice(0, Math.max(1, Math.ceil(order.length / 100))).map((i) => ({ atS: (r.querySentAt[i]! - phaseStart) / 1000, ms: r.queryMs[i]! }));
+  return order.slice(0, Math.max(1, Math.ceil(order.length / 100))).map((i) => ({ atS: (r.querySentAt[i]! - phaseStart) / 1000, ms: r.queryMs[i]!, tag: r.queryTags[i]!, sentAtMs: r.querySentAtMs[i]! }));
 }
 
 function report(): Record<string, HonestPhase> {

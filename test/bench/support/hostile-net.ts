@@ -44,6 +44,8 @@ export interface PostOptions {
    * meets; Node's documentation advises this retry, and browsers make it).
    */
   retryResetReusedConnection?: boolean;
+  /** More headers (a bench tag). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -73,6 +75,7 @@ export function postGraphQL(url: string, body: string | Buffer, options: PostOpt
           'content-type': 'application/json',
           'content-length': payload.length,
           ...(authorization ? { authorization } : {}),
+          ...options.headers,
         },
       });
       request.on('response', (response) => {

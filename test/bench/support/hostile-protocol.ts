@@ -54,8 +54,12 @@ export type SampledPercentiles = Percentiles & { samples: number[] };
 
 export interface HonestPhase {
   queries: SampledPercentiles & {
-    /** The slowest 1 %, slowest first: when each was sent (seconds into the phase) and its latency. */
-    slowest: { atS: number; ms: number }[];
+    /**
+     * The slowest 1 %, slowest first: when each was sent (seconds into the phase), its
+     * latency, and its tag and send time (ms since the epoch) to join the API's timing of it
+     * (test/bench/support/request-timings.ts).
+     */
+    slowest: { atS: number; ms: number; tag: string; sentAtMs: number }[];
     errors: Record<string, number>;
     serverErrors: number;
   };

@@ -17,10 +17,12 @@ export const REQUEST_TAG_HEADER = 'x-bench-request';
 
 /**
  * One tagged request as the API process saw it: [tag, ms held, and of those: ms its main
- * thread ran (any work, not only this request's), ms it waited for a core, ms of GC pauses].
+ * thread ran (any work, not only this request's), ms it waited for a core, ms of GC pauses;
+ * then when it read the request's headers, in ms since the epoch (`performance.timeOrigin`
+ * based, so a client on the same machine can tell how long its request waited unread)].
  * What is left of `held` the thread slept: waiting for PostgreSQL, the broker.
  */
-export type ServerTiming = [tag: string, heldMs: number, runMs: number, waitMs: number, gcMs: number];
+export type ServerTiming = [tag: string, heldMs: number, runMs: number, waitMs: number, gcMs: number, readAtMs: number];
 
 /** Kept at most; a bench phase tags far fewer. */
 const MAX_KEPT = 100_000;
@@ -50,7 +52,7 @@ export function recordServerTimings(): { take(): ServerTiming[] } {
     const from = start.at;
     let gcMs = 0;
     for (const [gcStart, gcEnd] of gcs) gcMs += Math.max(0, Math.min(gcEnd, to) - Math.max(gcStart, from));
-    kept.push([String(request.headers[REQUEST_TAG_HEADER]), to - from, times.cpuMs - start.times.cpuMs, times.waitMs - start.times.waitMs, gcMs]);
+    kept.push([String(request.headers[REQUEST_TAG_HEADER]), to - from, times.cpuMs - start.times.cpuMs, times.waitMs - start.times.waitMs, gcMs, performance.timeOrigin + from]);
   });
   return {
     take() {
@@ -61,38 +63,58 @@ export function recordServerTimings(): { take(): ServerTiming[] } {
   };
 }
 
-export interface SlowestSplit {
-  /** Requests in the slowest share. */
-  count: number;
-  /** Their client-side latency, ms (mean: the parts below add up to it). */
+/** One client request joined to the API's timing of it (ms). */
+export interface RequestSplit {
+  /** The client's latency: the parts below add up to it. */
   totalMs: number;
-  /** Of which the API held them (means), and meanwhile its main thread ran, waited for a core, paused for GC. */
+  /** The API held it, and meanwhile its main thread ran, waited for a core, paused for GC. */
   heldMs: number;
   runMs: number;
   waitMs: number;
   gcMs: number;
-  /** Of which outside the API. */
+  /** Outside the API: all of it, and of that from the client's send to the API reading the headers (NaN when the client gave no send time). */
   outsideMs: number;
+  beforeReadMs: number;
+}
+
+/**
+ * A client's request: its tag, its latency and, optionally, when it was sent in ms since
+ * the epoch (`performance.timeOrigin + performance.now()`, comparable with the API's
+ * `readAtMs` on the same machine).
+ */
+export type ClientTiming = readonly [tag: string, totalMs: number, sentAtMs?: number];
+
+/** The client's requests the API timed, split (in the client's order; untimed ones left out). */
+export function joinTimings(client: readonly ClientTiming[], server: readonly ServerTiming[]): Array<RequestSplit & { tag: string }> {
+  const byTag = new Map(server.map((s) => [s[0], s]));
+  return client.flatMap(([tag, totalMs, sentAtMs]) => {
+    const s = byTag.get(tag);
+    if (!s) return [];
+    return [{ tag, totalMs, heldMs: s[1], runMs: s[2], waitMs: s[3], gcMs: s[4], outsideMs: totalMs - s[1], beforeReadMs: sentAtMs === undefined ? NaN : s[5] - sentAtMs }];
+  });
+}
+
+export interface SlowestSplit extends RequestSplit {
+  /** Requests in the slowest share (each figure is their mean). */
+  count: number;
 }
 
 const mean = (values: number[]) => (values.length === 0 ? NaN : values.reduce((sum, v) => sum + v, 0) / values.length);
 
 /** The slowest `share` of the client's requests (by its latency), split by the API's timings. */
-export function splitSlowest(client: ReadonlyArray<[tag: string, totalMs: number]>, server: readonly ServerTiming[], share: number): SlowestSplit {
-  const byTag = new Map(server.map((s) => [s[0], s]));
-  const joined = client.flatMap(([tag, totalMs]) => {
-    const s = byTag.get(tag);
-    return s ? [{ totalMs, heldMs: s[1], runMs: s[2], waitMs: s[3], gcMs: s[4] }] : [];
-  });
+export function splitSlowest(client: readonly ClientTiming[], server: readonly ServerTiming[], share: number): SlowestSplit {
+  const joined = joinTimings(client, server);
   joined.sort((a, b) => b.totalMs - a.totalMs);
   const slowest = joined.slice(0, Math.max(1, Math.ceil(joined.length * share)));
+  const of = (key: keyof RequestSplit) => mean(slowest.map((r) => r[key]));
   return {
     count: slowest.length,
-    totalMs: mean(slowest.map((r) => r.totalMs)),
-    heldMs: mean(slowest.map((r) => r.heldMs)),
-    runMs: mean(slowest.map((r) => r.runMs)),
-    waitMs: mean(slowest.map((r) => r.waitMs)),
-    gcMs: mean(slowest.map((r) => r.gcMs)),
-    outsideMs: mean(slowest.map((r) => r.totalMs - r.heldMs)),
+    totalMs: of('totalMs'),
+    heldMs: of('heldMs'),
+    runMs: of('runMs'),
+    waitMs: of('waitMs'),
+    gcMs: of('gcMs'),
+    outsideMs: of('outsideMs'),
+    beforeReadMs: of('beforeReadMs'),
   };
 }
