@@ -38,8 +38,7 @@ const send = (message: FromHonest) => process.send?.(message);
 
 interface PhaseRecord {
   queryMs: number[];
-  /** When each query of queryMs was sent (Date.now()), the same in ms since the epoch to a fraction (performance.timeOrigin-based), and its tag. */
-  querySentAt: number[];
+  /** When each query of queryMs was sent, ms since the epoch to a fraction (performance.timeOrigin-based), and its tag. */
   querySentAtMs: number[];
   queryTags: string[];
   queryErrors: Record<string, number>;
@@ -59,7 +58,7 @@ function phaseAt(ms: number): PhaseRecord {
   let name = boundaries[0]!.phase;
   for (const b of boundaries) if (b.atMs <= ms) name = b.phase;
   let record = phases.get(name);
-  if (!record) phases.set(name, (record = { queryMs: [], querySentAt: [], querySentAtMs: [], queryTags: [], queryErrors: {}, queryServerErrors: 0, eventMs: [], subscribeMs: [], subscribeErrors: {}, jobsFinished: 0, ownStallMs: 0 }));
+  if (!record) phases.set(name, (record = { queryMs: [], querySentAtMs: [], queryTags: [], queryErrors: {}, queryServerErrors: 0, eventMs: [], subscribeMs: [], subscribeErrors: {}, jobsFinished: 0, ownStallMs: 0 }));
   return record;
 }
 
@@ -228,7 +227,6 @@ function startQueries(): void {
         inFlight--;
         // The latency of a query counts in the phase it was sent in, whatever became of it.
         record.queryMs.push(outcome.ms);
-        record.querySentAt.push(sentAt);
         record.querySentAtMs.push(sentAtMs);
         record.queryTags.push(tag);
         if (outcome.verdict === 'server-error') record.queryServerErrors++;
@@ -281,7 +279,7 @@ async function start(s: HonestSettings): Promise<void> {
 function slowestQueries(phase: string, r: PhaseRecord): HonestPhase['queries']['slowest'] {
   const phaseStart = boundaries.find((b) => b.phase === phase)?.atMs ?? 0;
   const order = r.queryMs.map((_, i) => i).sort((a, b) => r.queryMs[b]! - r.queryMs[a]!);
-  return order.slice(0, Math.max(1, Math.ceil(order.length / 100))).map((i) => ({ atS: (r.querySentAt[i]! - phaseStart) / 1000, ms: r.queryMs[i]!, tag: r.queryTags[i]!, sentAtMs: r.querySentAtMs[i]! }));
+  return order.slice(0, Math.max(1, Math.ceil(order.length / 100))).map((i) => ({ atS: (r.querySentAtMs[i]! - phaseStart) / 1000, ms: r.queryMs[i]!, tag: r.queryTags[i]!, sentAtMs: r.querySentAtMs[i]! }));
 }
 
 function report(): Record<string, HonestPhase> {
