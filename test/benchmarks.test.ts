@@ -128,6 +128,10 @@ describe('the benchmarks build and run', () => {
     // (Event delays are whole ms: a phase of a few dozen can have a p99 of 0, a ratio of ∞ or –.)
     expect(output).toMatch(/honest event delay p99 ≤ 2× baseline +\d+ ms vs \d+ ms \((\d+\.\d\d|∞|–)×; (\d+\.\d|∞|–)–(\d+\.\d|∞|–)×\)/);
     expect(output).toContain(`Reproduce: npm run bench:hostile -- ${args.join(' ')}`);
+    // The attackers ran in an idle CPU cgroup (nice 19 where the machine has none), removed after.
+    const placement = /attackers' process in: (idle cgroup (\S+)|nice 19, a session of its own \(no idle cgroup on this machine\))$/m.exec(output);
+    expect(placement, output).not.toBeNull();
+    if (placement![2]) expect(existsSync(placement![2])).toBe(false);
   }, 180_000);
 
   // Builds and reads its flags. Its run — runChaos, with a private PostgreSQL and RabbitMQ

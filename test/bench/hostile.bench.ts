@@ -18,10 +18,13 @@
  *   whether it is the phase of the attack's bursts or the quiet between them is luck;
  * - an attacker process (support/hostile-attacker.ts, attacks in support/hostile-attacks.ts,
  *   from 127.0.0.10 on): anonymous clients, viewers and bad tokens sending the worst
- *   operations they can, each lane paced to `--attack-rate` operations a second. It runs
- *   at nice 19: attackers are on machines of their own, so their CPU must not be taken
- *   from the service's two cores; they still get every idle moment, and the table's
- *   `sent` column shows whether each lane kept its pace.
+ *   operations they can, each lane paced to `--attack-rate` operations a second.
+ *   Attackers are on machines of their own, so their CPU must not be taken from the
+ *   service's two cores: their process runs in a CPU cgroup with `cpu.idle` = 1
+ *   (support/idle-cgroup.ts), which gets a core only when nothing else wants it, or at
+ *   nice 19 where the machine has no such cgroup (nice 19 still takes a weighted turn on
+ *   the cores); `--attackers-nice` uses nice 19 alone, to compare. They still get every
+ *   idle moment, and the table's `sent` column shows whether each lane kept its pace.
  * - Each of these processes runs in a session of its own (`ownSession` in
  *   support/bench-child.ts): with the kernel's per-session scheduling groups, processes
  *   sharing the benchmark's session would share one group's turn on the cores, and the
@@ -117,6 +120,8 @@ const FLOOD_SUBSCRIPTIONS = positive('flood-subscriptions', DEFAULTS.floodSubscr
 const TIMEOUT_MS = positive('timeout-ms', DEFAULTS.timeoutMs);
 /** The attackers' nice value: lowest priority (see the header). */
 const ATTACKER_NICENESS = 19;
+/** The attackers in an idle CPU cgroup where the machine has one (see the header); `--attackers-nice` for nice 19 alone, to compare. */
+const ATTACKERS_IDLE_CGROUP = !flag('attackers-nice');
 /** `--attackers-cpus 1`: the attackers' process confined to these cores (taskset -c), to compare. */
 const ATTACKER_CPUS = arg('attackers-cpus', '') || undefined;
 const ATTACK_NAMES = arg('attacks', ATTACKS.map((a) => a.name).join(',')).split(',').filter(Boolean);
@@ -362,8 +367,9 @@ async function main(): Promise<void> {
     await sleep(AFTER_GC_SETTLE_MS);
 
     // --- under attack -----------------------------------------------------------------------------
-    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION, cpus: ATTACKER_CPUS });
+    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION, cpus: ATTACKER_CPUS, idleCgroup: ATTACKERS_IDLE_CGROUP });
     children.push(attacker as never);
+    log(`attackers' process scheduled in: ${attacker.placement}`);
     await sleep(300);
     log(`under attack: ${SECONDS} s of ${ATTACK_NAMES.join(', ')}`);
     let attackReport: Extract<FromAttacker, { type: 'report' }> | undefined;
@@ -440,6 +446,7 @@ async function main(): Promise<void> {
       recovery,
       otherPhases: phases,
       serverTimings,
+      attackersPlacement: attacker.placement,
     });
     if (failedToMeasure.length) {
       process.stdout.write(`The bench could not measure properly: ${failedToMeasure.join('; ')}\n`);
@@ -487,6 +494,7 @@ function printReport(r: {
   recovery: number;
   otherPhases: Record<string, HonestPhase>;
   serverTimings: ServerTiming[];
+  attackersPlacement: string;
 }): boolean {
   const { baseline: b, attack: a } = r.figures;
   const honestServerErrors = Object.values(r.otherPhases).reduce((n, p) => n + p.queries.serverErrors, 0);
@@ -512,7 +520,7 @@ function printReport(r: {
   const w1 = Math.max('baseline'.length, ...rows.map((row) => row[1].length));
   const lines = [
     '',
-    `Hostile-load benchmark — ${SECONDS} s baseline, then ${SECONDS} s under attack; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s (${QUERY_ARRIVALS} arrivals); a term of ${COURSES} courses; ${os.cpus().length} cores`,
+    `Hostile-load benchmark — ${SECONDS} s baseline, then ${SECONDS} s under attack; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s (${QUERY_ARRIVALS} arrivals); a term of ${COURSES} courses; ${os.cpus().length} cores; attackers' process in: ${r.attackersPlacement}`,
     `${'figure'.padEnd(w0)}  ${'baseline'.padEnd(w1)}  under attack`,
     `${'-'.repeat(w0)}  ${'-'.repeat(w1)}  ------------`,
     ...rows.map(([x, y, z]) => `${x.padEnd(w0)}  ${y.padEnd(w1)}  ${z}`),

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { machineBusySeconds, parseProcessStat } from './cpu-split';
+import { enterIdleCgroup, removeGroup } from './idle-cgroup';
 
 /** The repository root: the benchmarks run from test/bench/ or a compiled copy of it (dist/…, a cache folder). */
 export function repositoryRoot(from: string = __dirname): string {
@@ -42,6 +43,13 @@ export interface ChildOptions {
   ownSession?: boolean;
   /** The cores the child (every thread of it) may run on, as `taskset -c` takes them (e.g. `1`); all when unset. */
   cpus?: string;
+  /**
+   * Runs the child in a CPU cgroup of its own with `cpu.idle` = 1 (support/idle-cgroup.ts):
+   * it gets a core only when nothing else wants one, where a nice value still takes its
+   * weighted turn. Where the machine has no such cgroup the child keeps `niceness` and
+   * `ownSession`; `placement` says which it got.
+   */
+  idleCgroup?: boolean;
 }
 
 /** The nice value of the scheduling group of a session's leader, where the kernel has such groups (see `ChildOptions.ownSession`). */
@@ -61,6 +69,8 @@ export class Child<In, Out extends { type: string }> {
   readonly process: ChildProcess;
   private readonly waiters: { match: (m: Out) => boolean; resolve: (m: Out) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
   readonly exited: Promise<number | null>;
+  /** How the child is scheduled, for the report: its idle cgroup, else its nice value and session. */
+  readonly placement: string;
   private output = '';
 
   constructor(
@@ -86,6 +96,10 @@ export class Child<In, Out extends { type: string }> {
       if (options.niceness !== undefined) os.setPriority(pid, options.niceness);
       if (options.ownSession) setGroupNiceness(pid, options.niceness ?? os.getPriority());
     }
+    const idleGroup = pid !== undefined && options.idleCgroup ? enterIdleCgroup(pid) : null;
+    this.placement = idleGroup
+      ? `idle cgroup ${idleGroup}`
+      : `nice ${options.niceness ?? os.getPriority()}${options.ownSession ? ', a session of its own' : ''}${options.idleCgroup ? ' (no idle cgroup on this machine)' : ''}`;
     const keep = (chunk: Buffer) => {
       this.output = (this.output + chunk.toString()).slice(-20_000);
     };
@@ -103,6 +117,7 @@ export class Child<In, Out extends { type: string }> {
     });
     this.exited = new Promise((resolve) =>
       this.process.once('exit', (code, signal) => {
+        if (idleGroup) removeGroup(idleGroup);
         for (const waiter of this.waiters.splice(0)) {
           clearTimeout(waiter.timer);
           waiter.reject(new Error(`${name} exited (${code ?? signal}) while waiting:\n${this.output}`));
