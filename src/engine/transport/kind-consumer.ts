@@ -3,9 +3,25 @@ import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
 import { ChannelAcks } from './channel-acks';
 import { parseJobMessages, type ParkReason } from './job-message';
-import type { RabbitMqTransport } from './rabbitmq-transport';
 import type { ConsumerHandle, MessageHandler, Settlement } from './transport';
 import { withTimeout } from './with-timeout';
+
+/**
+ * What a kind's consumer uses of the transport that owns it (`RabbitMqTransport`):
+ * the connection of the moment, the channels already closed, and the broker work it
+ * hands back — declaring its queue, a delayed retry, parking a message.
+ */
+export interface KindConsumerHost {
+  readonly topology: { workQueue(kind: string): string };
+  /** The consumer removes itself here when it stops. */
+  readonly consumers: Map<string, KindConsumer>;
+  readonly closedChannels: WeakSet<Channel>;
+  readonly isClosed: boolean;
+  currentModel(): ChannelModel | null;
+  declareKind(channel: Channel, kind: string): Promise<void>;
+  publishDelayed(kind: string, message: ConsumeMessage, job: JobMessage, delayMs: number): Promise<number>;
+  park(kind: string, message: ConsumeMessage, reason: ParkReason, detail: string, job?: JobMessage): Promise<void>;
+}
 
 /** How long a handler that threw waits before its message comes back. */
 const THROWN_HANDLER_RETRY_MS = 1_000;
@@ -58,7 +74,7 @@ export class KindConsumer implements ConsumerHandle {
   private readonly acks = new WeakMap<Channel, ChannelAcks>();
 
   constructor(
-    private readonly transport: RabbitMqTransport,
+    private readonly transport: KindConsumerHost,
     readonly kind: string,
     private readonly consumers: number,
     /** Deliveries held in `waiting` beyond the running ones: the channel's prefetch is `consumers + prefetch`. */
