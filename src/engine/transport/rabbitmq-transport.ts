@@ -2,7 +2,7 @@ import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } f
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
 import { encodeJobMessage, encodeJobMessages, MAX_JOBS_PER_MESSAGE, type ParkReason } from './job-message';
-import { KindConsumer } from './kind-consumer';
+import { KindConsumer, type KindConsumerHost } from './kind-consumer';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
 import {
   PublishRefusedError,
@@ -117,7 +117,7 @@ export function pickDelayBucket(delayMs: number, buckets: readonly number[] = DE
  * keeps consuming. Set `consumer_timeout` in rabbitmq.conf above the longest job to
  * avoid the duplicate delivery altogether.
  */
-export class RabbitMqTransport implements JobTransport {
+export class RabbitMqTransport implements JobTransport, KindConsumerHost {
   readonly name = 'rabbitmq' as const;
   readonly durable = true;
   readonly topology: ReturnType<typeof rabbitMqTopology>;
@@ -129,7 +129,7 @@ export class RabbitMqTransport implements JobTransport {
   private declared = new Set<string>();
   private publishChannel: ConfirmChannel | null = null;
   private publishChannelOpening: Promise<ConfirmChannel> | null = null;
-  /** @internal shared with KindConsumer */
+  /** @internal shared with KindConsumer (KindConsumerHost) */
   readonly consumers = new Map<string, KindConsumer>();
   /** @internal channels known to be closed (settling on them is skipped). */
   readonly closedChannels = new WeakSet<Channel>();
