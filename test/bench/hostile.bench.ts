@@ -148,11 +148,11 @@ const PROFILE = flag('profile');
 const API_NODE_ARGS = ['--expose-gc', ...SERVICE_NODE_FLAGS];
 /**
  * After a forced gc, honest load alone for `--settle` seconds before a phase starts, so
- * that both phases start from the same heap state. A full gc sets V8's old-generation
+ * that every phase starts from the same heap state. A full gc sets V8's old-generation
  * limit just above what is live, shrinks the young generation and may drop compiled code:
  * the seconds after one run colder than the rest. Start-up's collections leave a far
- * looser limit: a baseline run on it has no major GC in a minute where the attack phase,
- * after the gc that reads the baseline's heap, has one every 4–5 s (`--trace-gc`).
+ * looser limit: an idle phase run on it has no major GC in a minute where the attack phase,
+ * after the gc that reads the idle phase's heap, has one every 4–5 s (`--trace-gc`).
  */
 const AFTER_GC_SETTLE_MS = positive('settle', 10) * 1000;
 
@@ -356,17 +356,17 @@ async function main(): Promise<void> {
       return { api: apiStats, cpu: cpu.byName, machineOther: cpu.other, seconds };
     };
 
-    // Both phases start from the same heap state: a forced gc (the baseline's heap after gc
+    // Every phase starts from the same heap state: a forced gc (idle before's heap after gc
     // is read by one, just before the attack), then AFTER_GC_SETTLE_MS of honest load.
     await heap();
     await sleep(AFTER_GC_SETTLE_MS);
 
-    // --- baseline: the honest client alone ----------------------------------------------------
+    // --- idle before: the honest client alone -------------------------------------------------
     log(`idle before: ${SECONDS} s of the honest client alone`);
-    const baseline = await phase('baseline', async () => {
+    const idleBefore = await phase('idle before', async () => {
       await sleep(SECONDS * 1000);
     });
-    const baselineHeap = await heap();
+    const idleBeforeHeap = await heap();
     await sleep(AFTER_GC_SETTLE_MS);
 
     // --- under attack -----------------------------------------------------------------------------
@@ -434,12 +434,12 @@ async function main(): Promise<void> {
 
     const phases = reportReply.phases;
     const figures = {
-      baseline: { ...baseline, honest: phases.baseline! },
+      before: { ...idleBefore, honest: phases['idle before']! },
       attack: { ...attack, honest: phases.attack! },
       after: { ...idleAfter, honest: phases['idle after']! },
     };
     const failedToMeasure = [
-      ...(['baseline', 'attack', 'after'] as const).flatMap((p) => [
+      ...PHASES.flatMap((p) => [
         ...(figures[p].honest ? [] : [`no honest figures in the ${p} phase`]),
         ...(figures[p].honest && figures[p].honest.queries.count === 0 ? [`no honest query in the ${p} phase`] : []),
         ...(figures[p].honest && figures[p].honest.events.count === 0 ? [`no job event reached the honest client in the ${p} phase`] : []),
@@ -451,7 +451,7 @@ async function main(): Promise<void> {
     ];
     const passed = printReport({
       figures,
-      baselineHeap: baselineHeap.heapUsed,
+      idleBeforeHeap: idleBeforeHeap.heapUsed,
       endHeap: endHeap.heapUsed,
       attacks: attackReport!.attacks,
       recoveredMs,
@@ -498,8 +498,8 @@ function counts(record: Record<string, number>): string {
 }
 
 function printReport(r: {
-  figures: Record<'baseline' | 'attack' | 'after', PhaseFigures>;
-  baselineHeap: number;
+  figures: Record<Phase, PhaseFigures>;
+  idleBeforeHeap: number;
   endHeap: number;
   attacks: AttackReport[];
   recoveredMs: number | null;
@@ -508,7 +508,7 @@ function printReport(r: {
   serverTimings: ServerTiming[];
   attackersPlacement: string;
 }): boolean {
-  const { baseline: b, attack: a, after: c } = r.figures;
+  const { before: b, attack: a, after: c } = r.figures;
   // The idle figures the bar compares with: both idle phases' samples together.
   const idleQueries = pooled(b.honest.queries, c.honest.queries);
   const idleEvents = pooled(b.honest.events, c.honest.events);
@@ -529,7 +529,7 @@ function printReport(r: {
     row('honest operations failed', (f) => String(honestErrors(f.honest))),
     row('API event-loop delay p99 / max (ms; attack: to its last answer)', (f) => `${f.api.loopDelayP99Ms.toFixed(1)} / ${f.api.loopDelayMaxMs.toFixed(1)}`),
     row('API heap peak / at the end (attack: to its last answer)', (f) => `${mib(f.api.heapUsedPeak)} / ${mib(f.api.heapUsed)}`),
-    ['API heap after gc (after the phase)', mib(r.baselineHeap), `${mib(r.endHeap)} (attackers gone)`, ''],
+    ['API heap after gc (after the phase)', mib(r.idleBeforeHeap), `${mib(r.endHeap)} (attackers gone)`, ''],
     row('API major GCs (count / longest ms)', (f) => `${f.api.gcs.major} / ${f.api.gcs.longestMajorMs.toFixed(0)}`),
     row('CPU cores: API / worker', (f) => `${cores(f, 'api')} / ${cores(f, 'worker')}`),
     row('CPU cores: honest client / attackers / rest of machine', (f) => `${cores(f, 'honest')} / ${f === a ? cores(f, 'attacker') : '–'} / ${f.machineOther.toFixed(2)}`),
@@ -560,12 +560,12 @@ function printReport(r: {
   };
   lines.push(
     `honest queries' slowest 1 %, each with when it was sent (s into the phase) and its parts in ms: unread = sent → the API read its headers; held = the API held it — its main thread ran (GC pauses of it), waited for a core, slept on PostgreSQL; back = its answer's way back and the client:`,
-    ...(['baseline', 'attack', 'after'] as const).flatMap((phase) =>
+    ...PHASES.flatMap((phase) =>
       slowestSplit(r.figures[phase].honest).map((text, i) => `  ${i === 0 ? `${PHASE_LABELS[phase]}:`.padEnd(14) : ''.padEnd(14)}${text}`),
     ),
     '',
   );
-  for (const phase of ['baseline', 'attack', 'after'] as const) {
+  for (const phase of PHASES) {
     const { honest } = r.figures[phase];
     if (honestErrors(honest)) lines.push(`honest failures, ${PHASE_LABELS[phase]}: ${counts({ ...honest.queries.errors, ...honest.subscribes.errors })}`);
   }
@@ -603,8 +603,8 @@ function printReport(r: {
     ['no 5xx or INTERNAL_SERVER_ERROR answer', honestServerErrors + hostileServerErrors === 0, `${honestServerErrors} honest, ${hostileServerErrors} hostile`],
     [
       `heap bounded: peak ≤ idle before's + ${BAR.heapPeakGrowthMiB} MiB, after gc ≤ idle before's + ${BAR.heapEndGrowthMiB} MiB`,
-      a.api.heapUsedPeak <= b.api.heapUsedPeak + BAR.heapPeakGrowthMiB * 1024 * 1024 && r.endHeap <= r.baselineHeap + BAR.heapEndGrowthMiB * 1024 * 1024,
-      `peak ${mib(a.api.heapUsedPeak)} vs ${mib(b.api.heapUsedPeak)}; after gc ${mib(r.endHeap)} vs ${mib(r.baselineHeap)}`,
+      a.api.heapUsedPeak <= b.api.heapUsedPeak + BAR.heapPeakGrowthMiB * 1024 * 1024 && r.endHeap <= r.idleBeforeHeap + BAR.heapEndGrowthMiB * 1024 * 1024,
+      `peak ${mib(a.api.heapUsedPeak)} vs ${mib(b.api.heapUsedPeak)}; after gc ${mib(r.endHeap)} vs ${mib(r.idleBeforeHeap)}`,
     ],
     [`API event loop never stalls > ${BAR.loopMaxMs} ms`, a.api.loopDelayMaxMs <= BAR.loopMaxMs, `max ${a.api.loopDelayMaxMs.toFixed(1)} ms (idle ${b.api.loopDelayMaxMs.toFixed(1)} / ${c.api.loopDelayMaxMs.toFixed(1)} ms)${longestStall(a.api)}`],
     [
@@ -631,7 +631,9 @@ function printReport(r: {
   return passed;
 }
 
-const PHASE_LABELS = { baseline: 'idle before', attack: 'under attack', after: 'idle after' } as const;
+const PHASES = ['before', 'attack', 'after'] as const;
+type Phase = (typeof PHASES)[number];
+const PHASE_LABELS: Record<Phase, string> = { before: 'idle before', attack: 'under attack', after: 'idle after' };
 
 /**
  * The idle figure the bar compares with: the samples of the idle minutes before and after
@@ -651,8 +653,8 @@ function eachIdle(attack: Percentiles, before: Percentiles, after: Percentiles):
 }
 
 /** `2.06×; 1.6–2.7×`: the p99 ratio and its bootstrap interval (test/bench/support/p99-ratio-interval.ts). */
-function ratioWithInterval(attack: SampledPercentiles, baseline: SampledPercentiles): string {
-  const interval = p99RatioInterval(attack.samples, baseline.samples);
+function ratioWithInterval(attack: SampledPercentiles, idle: SampledPercentiles): string {
+  const interval = p99RatioInterval(attack.samples, idle.samples);
   if (!interval) return '–';
   // An event delay is whole milliseconds: a draw whose p99 is 0 makes a ratio of ∞ (or of 0/0: –).
   const x = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : Number.isNaN(value) ? '–' : '∞');
