@@ -440,9 +440,9 @@ async function main(): Promise<void> {
     };
     const failedToMeasure = [
       ...PHASES.flatMap((p) => [
-        ...(figures[p].honest ? [] : [`no honest figures in the ${p} phase`]),
-        ...(figures[p].honest && figures[p].honest.queries.count === 0 ? [`no honest query in the ${p} phase`] : []),
-        ...(figures[p].honest && figures[p].honest.events.count === 0 ? [`no job event reached the honest client in the ${p} phase`] : []),
+        ...(figures[p].honest ? [] : [`no honest figures in the ${PHASE_LABELS[p]} phase`]),
+        ...(figures[p].honest && figures[p].honest.queries.count === 0 ? [`no honest query in the ${PHASE_LABELS[p]} phase`] : []),
+        ...(figures[p].honest && figures[p].honest.events.count === 0 ? [`no job event reached the honest client in the ${PHASE_LABELS[p]} phase`] : []),
       ]),
       ...(attackReport?.attacks ?? []).filter((a) => a.sent === 0).map((a) => `attack ${a.name} completed no operation`),
       ...Object.entries(exits)
@@ -535,7 +535,7 @@ function printReport(r: {
     row('CPU cores: honest client / attackers / rest of machine', (f) => `${cores(f, 'honest')} / ${f === a ? cores(f, 'attacker') : '–'} / ${f.machineOther.toFixed(2)}`),
     row('honest client own longest stall (ms)', (f) => String(f.honest.ownStallMs)),
   ];
-  const headings = ['figure', 'idle before', 'under attack', 'idle after'];
+  const headings = ['figure', ...PHASES.map((phase) => PHASE_LABELS[phase])];
   const widths = headings.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
   const lines = [
