@@ -355,6 +355,11 @@ async function main(): Promise<void> {
       const apiStats = await stats();
       return { api: apiStats, cpu: cpu.byName, machineOther: cpu.other, seconds };
     };
+    /** The honest client alone for `--seconds`. */
+    const idlePhase = (name: string) =>
+      phase(name, async () => {
+        await sleep(SECONDS * 1000);
+      });
 
     // Every phase starts from the same heap state: a forced gc (idle before's heap after gc
     // is read by one, just before the attack), then AFTER_GC_SETTLE_MS of honest load.
@@ -363,9 +368,7 @@ async function main(): Promise<void> {
 
     // --- idle before: the honest client alone -------------------------------------------------
     log(`idle before: ${SECONDS} s of the honest client alone`);
-    const idleBefore = await phase('idle before', async () => {
-      await sleep(SECONDS * 1000);
-    });
+    const idleBefore = await idlePhase('idle before');
     const idleBeforeHeap = await heap();
     await sleep(AFTER_GC_SETTLE_MS);
 
@@ -416,9 +419,7 @@ async function main(): Promise<void> {
 
     // --- idle again: the honest client alone, from the same heap state ----------------------------
     log(`idle after: ${SECONDS} s of the honest client alone`);
-    const idleAfter = await phase('idle after', async () => {
-      await sleep(SECONDS * 1000);
-    });
+    const idleAfter = await idlePhase('idle after');
     const reportReply = await honest.request({ type: 'report', id: ++requestId }, 'report', 30_000);
     // How long the API held each honest query (only the honest client tags its requests).
     const { timings: serverTimings } = await api.request({ type: 'requestTimings', id: ++requestId }, 'requestTimings', 30_000);
@@ -510,8 +511,7 @@ function printReport(r: {
 }): boolean {
   const { before: b, attack: a, after: c } = r.figures;
   // The idle figures the bar compares with: both idle phases' samples together.
-  const idleQueries = pooled(b.honest.queries, c.honest.queries);
-  const idleEvents = pooled(b.honest.events, c.honest.events);
+  const idle = { queries: pooled(b.honest.queries, c.honest.queries), events: pooled(b.honest.events, c.honest.events) };
   const honestServerErrors = Object.values(r.otherPhases).reduce((n, p) => n + p.queries.serverErrors, 0);
   const hostileServerErrors = r.attacks.reduce((n, x) => n + x.verdicts['server-error'], 0);
   const honestErrors = (p: HonestPhase) => Object.values(p.queries.errors).reduce((n, x) => n + x, 0) + Object.values(p.subscribes.errors).reduce((n, x) => n + x, 0);
@@ -522,9 +522,9 @@ function printReport(r: {
   const rows: string[][] = [
     row('honest queries sent / job events received / jobs finished', (f) => `${f.honest.queries.count} / ${f.honest.events.count} / ${f.honest.jobsFinished}`),
     row('honest query latency p50 / p99 / max (ms)', (f) => percentilesOf(f.honest.queries)),
-    ['  both idle phases together', percentilesOf(idleQueries), '', ''],
+    ['  both idle phases together', percentilesOf(idle.queries), '', ''],
     row('honest event delay p50 / p99 / max (ms)', (f) => percentilesOf(f.honest.events)),
-    ['  both idle phases together', percentilesOf(idleEvents), '', ''],
+    ['  both idle phases together', percentilesOf(idle.events), '', ''],
     row('honest subscribe → snapshot p50 / p99 (ms)', (f) => `${ms(f.honest.subscribes.p50)} / ${ms(f.honest.subscribes.p99)}`),
     row('honest operations failed', (f) => String(honestErrors(f.honest))),
     row('API event-loop delay p99 / max (ms; attack: to its last answer)', (f) => `${f.api.loopDelayP99Ms.toFixed(1)} / ${f.api.loopDelayMaxMs.toFixed(1)}`),
@@ -589,17 +589,18 @@ function printReport(r: {
     lines.push('');
   }
 
+  /** The p99 under attack within BAR.p99Factor × the idle one, with the ratio to each idle phase alone. */
+  const p99Bar = (what: string, of: 'queries' | 'events'): [string, boolean, string] => {
+    const [attack, before, after] = [a, b, c].map((f) => f.honest[of]);
+    return [
+      `honest ${what} p99 ≤ ${BAR.p99Factor}× idle`,
+      attack!.p99 <= BAR.p99Factor * idle[of].p99,
+      `${ms(attack!.p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attack!, idle[of])}); ${eachIdle(attack!, before!, after!)}`,
+    ];
+  };
   const bars: [string, boolean, string][] = [
-    [
-      `honest query p99 ≤ ${BAR.p99Factor}× idle`,
-      a.honest.queries.p99 <= BAR.p99Factor * idleQueries.p99,
-      `${ms(a.honest.queries.p99)} ms vs ${ms(idleQueries.p99)} ms (${ratioWithInterval(a.honest.queries, idleQueries)}); ${eachIdle(a.honest.queries, b.honest.queries, c.honest.queries)}`,
-    ],
-    [
-      `honest event delay p99 ≤ ${BAR.p99Factor}× idle`,
-      a.honest.events.p99 <= BAR.p99Factor * idleEvents.p99,
-      `${ms(a.honest.events.p99)} ms vs ${ms(idleEvents.p99)} ms (${ratioWithInterval(a.honest.events, idleEvents)}); ${eachIdle(a.honest.events, b.honest.events, c.honest.events)}`,
-    ],
+    p99Bar('query', 'queries'),
+    p99Bar('event delay', 'events'),
     ['no 5xx or INTERNAL_SERVER_ERROR answer', honestServerErrors + hostileServerErrors === 0, `${honestServerErrors} honest, ${hostileServerErrors} hostile`],
     [
       `heap bounded: peak ≤ idle before's + ${BAR.heapPeakGrowthMiB} MiB, after gc ≤ idle before's + ${BAR.heapEndGrowthMiB} MiB`,
