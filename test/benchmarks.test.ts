@@ -48,6 +48,9 @@ describe('the benchmarks build and run', () => {
     // The engine, then graphile-worker default and batched, then the ratios.
     expect(output).toMatch(/\| drain, 1 kind × 16 consumers \| \d+ jobs\/s \| \d+ jobs\/s \| \d+ jobs\/s \| [\d.]+× \| [\d.]+× \|/);
     expect(output).toMatch(/\| enqueue commit → processor start, p99 \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+ ms \|/);
+    // The floor under the start: the claim statement alone, and the engine's distance from it.
+    expect(output).toMatch(/lone claim \(the runner's claim statement alone, one at a time\): p50 [\d.]+ ms, p95 [\d.]+ ms, p99 [\d.]+ ms\n/);
+    expect(output).toMatch(/in memory: the claim alone, [\d.]+ ms; the engine's start, p50 [\d.]+ ms, is [\d.]+ ms (above|below) it/);
     // Each drain's CPU per job, split by process.
     for (const system of ['engine in-memory', 'graphile default', 'graphile batched']) {
       expect(output).toMatch(new RegExp(`drain, 1 kind × 16 consumers, ${system}: [\\d.]+ this process \\+ [\\d.]+ PostgreSQL \\+ [\\d.]+ RabbitMQ \\+ [\\d.]+ other = [\\d.]+ ms of CPU per job`));

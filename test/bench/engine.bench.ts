@@ -7,7 +7,9 @@
  *    three kinds at once (16 consumers each);
  *  - enqueue: single-job enqueues/s (each its own transaction) from 16 concurrent clients,
  *    with the service running;
- *  - latency: enqueue commit → processor start, p50/p95/p99, on an idle service;
+ *  - latency: enqueue commit → processor start, p50/p95/p99, on an idle service, and
+ *    the floor under it: RabbitMQ's own hop (support/broker-hop.ts) plus the runner's
+ *    claim statement alone (support/lone-claim.ts);
  * and, in the same run on the same database, the same figures for graphile-worker
  * 0.17.3 with its defaults and batched (see support/graphile-peer.ts), and with plain
  * `pg` the machine's floor: three-commit lifecycles/s (insert, update, update — separate
@@ -34,6 +36,7 @@ import type { JobTransport } from '../../src/engine/transport/transport';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { buildEngine, newJobArgs } from '../support/engine-harness';
 import { measureBrokerHop } from './support/broker-hop';
+import { measureLoneClaim } from './support/lone-claim';
 import { cpuSample, cpuSpent, describeCpuPerJob, type CpuSplit } from './support/cpu-split';
 import { graphileDrain, graphileEnqueue, graphileLatency, prepareGraphile, type GraphileMode } from './support/graphile-peer';
 import { measureScale, printScale, type ScaleOptions } from './support/scale';
@@ -273,9 +276,24 @@ interface Row {
 const ratio = (mine: number | undefined, theirs: number | undefined, unit: Row['unit']) =>
   mine === undefined || theirs === undefined || !theirs ? '–' : unit === 'ms' ? `${(theirs / mine).toFixed(2)}×` : `${(mine / theirs).toFixed(2)}×`;
 
-function latencyStats(samples: number[]): { p50: number; p95: number; p99: number } {
+interface LatencyStats {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+function latencyStats(samples: number[]): LatencyStats {
   const sorted = [...samples].sort((a, b) => a - b);
   return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), p99: quantile(sorted, 0.99) };
+}
+
+const describeStats = (s: LatencyStats) => `p50 ${s.p50.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms`;
+
+/** How far the engine's median start is above the floor under it (the engine's own work: handing the message over, the processor's call). */
+function aboveFloor(engineP50: number, floor: number): string {
+  const gap = engineP50 - floor;
+  const where = gap >= 0 ? `${gap.toFixed(2)} ms above it` : `${(-gap).toFixed(2)} ms below it (the floor's parts are measured apart from the engine, so they differ by their noise)`;
+  return `the engine's start, p50 ${engineP50.toFixed(2)} ms, is ${where}`;
 }
 
 async function mainScale(): Promise<void> {
@@ -324,6 +342,7 @@ async function main(): Promise<void> {
     const retriedNotes: string[] = [];
     const cpuNotes: string[] = [];
     const hopNotes: string[] = [];
+    const floorNotes: string[] = [];
     if (PEERS.length > 0) await prepareGraphile(testDb.url);
     for (const figure of FIGURES) {
       switch (figure) {
@@ -362,10 +381,17 @@ async function main(): Promise<void> {
             p99.values[system] = stats.p99;
           };
           for (const transport of transports) put(`engine ${transport}`, await measureLatency(db, transport));
+          await resetJobs(db);
+          const claim = latencyStats(await measureLoneClaim(db, KINDS[0]!, LATENCY_SAMPLES, LATENCY_WARMUP));
+          floorNotes.push(`  lone claim (the runner's claim statement alone, one at a time): ${describeStats(claim)}`);
+          if (transports.includes('in-memory')) floorNotes.push(`  in memory: the claim alone, ${claim.p50.toFixed(2)} ms; ${aboveFloor(p50.values['engine in-memory']!, claim.p50)}`);
           if (transports.includes('rabbitmq')) {
             for (const type of ['quorum', 'classic'] as const) {
               const hop = latencyStats(await measureBrokerHop(rabbitUrl(), `${uniquePrefix('bench_hop')}.${type}`, type, LATENCY_SAMPLES, LATENCY_WARMUP));
-              hopNotes.push(`  ${type} queue: p50 ${hop.p50.toFixed(2)} ms, p95 ${hop.p95.toFixed(2)} ms, p99 ${hop.p99.toFixed(2)} ms`);
+              hopNotes.push(`  ${type} queue: ${describeStats(hop)}`);
+              const sum = hop.p50 + claim.p50;
+              const engineNote = type === 'quorum' ? `; ${aboveFloor(p50.values['engine rabbitmq']!, sum)}` : ' (the engine declares quorum queues)';
+              floorNotes.push(`  rabbitmq, ${type} queue: hop ${hop.p50.toFixed(2)} + claim ${claim.p50.toFixed(2)} = ${sum.toFixed(2)} ms${engineNote}`);
             }
           }
           for (const mode of PEERS) put(`graphile ${mode}`, await graphileLatency(testDb.url, mode, LATENCY_SAMPLES, LATENCY_WARMUP));
@@ -378,6 +404,9 @@ async function main(): Promise<void> {
     if (cpuNotes.length > 0) console.log(`CPU while draining (this process is the engine's worker, or Graphile's):\n${cpuNotes.join('\n')}`);
     if (hopNotes.length > 0) {
       console.log(`RabbitMQ's own hop, publish → delivery of one persistent message (plain amqplib, the floor under the start latency on RabbitMQ; the engine's queues are quorum queues):\n${hopNotes.join('\n')}`);
+    }
+    if (floorNotes.length > 0) {
+      console.log(`the floor under a start, p50s added (a runner must receive the job's message, then win its claim, before the processor starts):\n${floorNotes.join('\n')}`);
     }
     console.log(`load after: ${loadAverage()}`);
     console.log('targets (engine rabbitmq): drain 1 kind ≥ 1.5× graphile default; start latency p50 ≤ 1 ms, p99 ≤ 3 ms');

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../../src/database';
+import { poolSql } from '../../../src/engine/db/sql';
+import { claimMessage } from '../../../src/engine/queries/claim-message';
+import { insertJob } from '../../../src/engine/queries/insert-job';
+import { newJobArgs } from '../../support/engine-harness';
+
+/** The lease and attempt limit of the claims measured (the engine's defaults; neither changes the statement's work). */
+const LEASE_SECONDS = 60;
+const ATTEMPT_LIMIT = 5;
+
+/**
+ * PostgreSQL's share of a start: the runner's claim (`claimMessage`, the statement a lone
+ * delivery runs) alone, one at a time, each on a fresh job already due, over the pool the
+ * runner claims on (`relaxedPool`), at the latency figure's pace (10 ms apart). With the
+ * broker hop it is the floor under the start latency on RabbitMQ: a runner must receive a
+ * job's message and win its claim before the processor may start. Nothing else may use
+ * `kind`'s rows meanwhile. Returns the samples (ms) after `warmup` ones.
+ */
+export async function measureLoneClaim(db: Database, kind: string, samples: number, warmup: number): Promise<number[]> {
+  const sql = poolSql(db.pool);
+  const relaxedSql = poolSql(db.relaxedPool);
+  const claims: number[] = [];
+  for (let i = 0; i < samples + warmup; i++) {
+    const args = newJobArgs(kind, { i });
+    await insertJob(sql, args);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = performance.now();
+    const row = await claimMessage(relaxedSql, {
+      outboxId: args.outboxId,
+      jobId: args.jobId,
+      kind,
+      token: randomUUID(),
+      leaseSeconds: LEASE_SECONDS,
+      attemptLimit: ATTEMPT_LIMIT,
+    });
+    const took = performance.now() - started;
+    if (row?.id !== args.jobId) throw new Error(`the lone claim of job ${args.jobId} did not start it: ${JSON.stringify(row)}`);
+    claims.push(took);
+  }
+  return claims.slice(warmup);
+}
