@@ -12,7 +12,9 @@ const ATTEMPT_LIMIT = 5;
 /**
  * PostgreSQL's share of a start: the runner's claim (`claimMessage`, the statement a lone
  * delivery runs) alone, one at a time, each on a fresh job already due, over the pool the
- * runner claims on (`relaxedPool`), at the latency figure's pace (10 ms apart). With the
+ * runner claims on (`relaxedPool`), at the latency figure's pace: 10 ms idle, the job's
+ * insert, then its claim at once (as in a start, where only the broker's hop comes
+ * between; after an idle wait every process on the path wakes slower). With the
  * broker hop it is the floor under the start latency on RabbitMQ: a runner must receive a
  * job's message and win its claim before the processor may start. Nothing else may use
  * `kind`'s rows meanwhile. Returns the samples (ms) after `warmup` ones.
@@ -22,9 +24,9 @@ export async function measureLoneClaim(db: Database, kind: string, samples: numb
   const relaxedSql = poolSql(db.relaxedPool);
   const claims: number[] = [];
   for (let i = 0; i < samples + warmup; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
     const args = newJobArgs(kind, { i });
     await insertJob(sql, args);
-    await new Promise((resolve) => setTimeout(resolve, 10));
     const started = performance.now();
     const row = await claimMessage(relaxedSql, {
       outboxId: args.outboxId,
