@@ -11,13 +11,13 @@ const ATTEMPT_LIMIT = 5;
 
 /**
  * PostgreSQL's share of a start: the runner's claim (`claimMessage`, the statement a lone
- * delivery runs) alone, one at a time, each on a fresh job already due, over the pool the
- * runner claims on (`relaxedPool`), at the latency figure's pace: 10 ms idle, the job's
- * insert, then its claim at once (as in a start, where only the broker's hop comes
- * between; after an idle wait every process on the path wakes slower). With the
- * broker hop it is the floor under the start latency on RabbitMQ: a runner must receive a
- * job's message and win its claim before the processor may start. Nothing else may use
- * `kind`'s rows meanwhile. Returns the samples (ms) after `warmup` ones.
+ * delivery runs) alone, over the pool the runner claims on (`relaxedPool`), one at a time
+ * at the latency figure's pace: 10 ms idle, a job's insert, then its claim at once — as
+ * in a start, where only the broker's hop comes between the two (after an idle wait every
+ * process on the path wakes slower, so a claim timed long after its insert would be
+ * overstated). With the broker's hop it is the floor under the start latency on
+ * RabbitMQ: a runner must receive a job's message and win its claim before the processor
+ * may start. Returns the samples (ms) after `warmup` ones.
  */
 export async function measureLoneClaim(db: Database, kind: string, samples: number, warmup: number): Promise<number[]> {
   const sql = poolSql(db.pool);
