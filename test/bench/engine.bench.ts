@@ -74,11 +74,14 @@ interface Messaging {
   cleanup(): Promise<void>;
 }
 
+/** Messaging not closed yet: a figure that fails midway leaves its own to `main`, which removes it from the broker. */
+const openMessaging = new Set<Messaging>();
+
 async function messaging(name: TransportName): Promise<Messaging> {
   if (name === 'in-memory') return { transport: new InMemoryTransport(), bus: new InMemoryEventBus(), cleanup: async () => undefined };
   const prefix = uniquePrefix('bench');
   const url = rabbitUrl();
-  return {
+  const m: Messaging = {
     transport: new RabbitMqTransport({ url, prefix, logger: silentLogger, jobsPerMessage: Object.fromEntries(KINDS.map((k) => [k, JOBS_PER_MESSAGE])) }),
     // The benchmark process plays a worker (no GraphQL subscribers): it binds only cancel requests.
     bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control' }),
@@ -97,6 +100,15 @@ async function messaging(name: TransportName): Promise<Messaging> {
       await connection.close().catch(() => undefined);
     },
   };
+  openMessaging.add(m);
+  return m;
+}
+
+async function closeMessaging(m: Messaging): Promise<void> {
+  openMessaging.delete(m);
+  await m.bus.close();
+  await m.transport.close();
+  await m.cleanup();
 }
 
 /** Plain pg: insert, update, update, each its own transaction, from CLIENTS clients. */
@@ -203,9 +215,7 @@ async function measureDrain(db: Database, transportName: TransportName, kinds: s
 
 async function stopEngine(engine: JobEngine, m: Messaging): Promise<void> {
   await engine.stop(5_000);
-  await m.bus.close();
-  await m.transport.close();
-  await m.cleanup();
+  await closeMessaging(m);
 }
 
 async function measureEnqueue(db: Database, transportName: TransportName): Promise<number> {
@@ -415,6 +425,8 @@ async function main(): Promise<void> {
       `reproduce: npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --prefetch ${PREFETCH} --jobs-per-message ${JOBS_PER_MESSAGE} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
     );
   } finally {
+    // The shared broker keeps no queue or exchange of a run that failed.
+    for (const m of [...openMessaging]) await closeMessaging(m).catch((error: unknown) => console.error('broker objects not removed:', error));
     await db.close();
     await testDb.drop();
   }
