@@ -517,7 +517,7 @@ function printReport(r: {
   const honestErrors = (p: HonestPhase) => Object.values(p.queries.errors).reduce((n, x) => n + x, 0) + Object.values(p.subscribes.errors).reduce((n, x) => n + x, 0);
   const cores = (f: PhaseFigures, name: string) => (Number.isFinite(f.cpu[name]) ? f.cpu[name]!.toFixed(2) : '–');
 
-  const percentilesOf = (x: { p50: number; p99: number; max: number }) => `${ms(x.p50)} / ${ms(x.p99)} / ${ms(x.max)}`;
+  const percentilesOf = (x: Percentiles) => `${ms(x.p50)} / ${ms(x.p99)} / ${ms(x.max)}`;
   const row = (label: string, of: (f: PhaseFigures) => string): string[] => [label, of(b), of(a), of(c)];
   const rows: string[][] = [
     row('honest queries sent / job events received / jobs finished', (f) => `${f.honest.queries.count} / ${f.honest.events.count} / ${f.honest.jobsFinished}`),
@@ -591,11 +591,11 @@ function printReport(r: {
 
   /** The p99 under attack within BAR.p99Factor × the idle one, with the ratio to each idle phase alone. */
   const p99Bar = (what: string, of: 'queries' | 'events'): [string, boolean, string] => {
-    const [attack, before, after] = [a, b, c].map((f) => f.honest[of]);
+    const attack = a.honest[of];
     return [
       `honest ${what} p99 ≤ ${BAR.p99Factor}× idle`,
-      attack!.p99 <= BAR.p99Factor * idle[of].p99,
-      `${ms(attack!.p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attack!, idle[of])}); ${eachIdle(attack!, before!, after!)}`,
+      attack.p99 <= BAR.p99Factor * idle[of].p99,
+      `${ms(attack.p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attack, idle[of])}); ${eachIdle(attack, b.honest[of], c.honest[of])}`,
     ];
   };
   const bars: [string, boolean, string][] = [
@@ -619,8 +619,9 @@ function printReport(r: {
   for (const [name, ok, detail] of bars) lines.push(`  ${ok ? 'PASS' : 'FAIL'}  ${name.padEnd(bw)}  ${detail}`);
   const passed = bars.every(([, ok]) => ok);
   lines.push(`${passed ? 'ALL BARS PASS' : `BARS FAILED: ${bars.filter(([, ok]) => !ok).length} of ${bars.length}`}${NO_BAR ? ' (--no-bar: not judged)' : ''}.`);
-  if (Math.max(b.machineOther, a.machineOther, c.machineOther) > 0.5) {
-    lines.push(`WARNING: other processes used ${Math.max(b.machineOther, a.machineOther, c.machineOther).toFixed(2)} cores meanwhile; latency and loop figures are not representative — run again on a quiet machine.`);
+  const othersMost = Math.max(b.machineOther, a.machineOther, c.machineOther);
+  if (othersMost > 0.5) {
+    lines.push(`WARNING: other processes used ${othersMost.toFixed(2)} cores meanwhile; latency and loop figures are not representative — run again on a quiet machine.`);
   }
   lines.push(
     `(In brackets: the ratio, then its ${DEFAULT_CONFIDENCE * 100} % interval from a bootstrap of each phase's samples, ${DEFAULT_RESAMPLES.toLocaleString('en-US')} resamples: how far the`,
