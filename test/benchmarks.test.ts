@@ -115,9 +115,13 @@ describe('the benchmarks build and run', () => {
     args.push('--flood-sockets', '30', '--flood-subscriptions', '50', '--timeout-ms', '20000', '--no-bar');
     const { status, output } = run('hostile', args, 170_000);
     expect(status, output).toBe(0);
-    // Idle before, under attack, idle after; then both idle phases' samples together.
-    expect(output).toMatch(/honest query latency p50 \/ p99 \/ max \(ms\)\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+\n {2}both idle phases together\s+\d+ \/ \d+ \/ \d+\n/);
-    expect(output).toMatch(/honest event delay p50 \/ p99 \/ max \(ms\)\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+\s+\d+ \/ \d+ \/ \d+\n {2}both idle phases together\s+\d+ \/ \d+ \/ \d+\n/);
+    // Idle before, first attack, under attack, idle after; then both idle phases' samples
+    // together (under idle before's column), and both attacks' (under under attack's).
+    const quad = '\\d+ \\/ \\d+ \\/ \\d+';
+    const fourPhases = (figure: string) => new RegExp(`${figure}\\s+${quad}\\s+${quad}\\s+${quad}\\s+${quad}\\n {2}both idle phases together\\s+${quad}\\n {2}both attacks together\\s+${quad}\\n`);
+    expect(output).toMatch(/^figure +idle before +first attack +under attack +idle after$/m);
+    expect(output).toMatch(fourPhases('honest query latency p50 \\/ p99 \\/ max \\(ms\\)'));
+    expect(output).toMatch(fourPhases('honest event delay p50 \\/ p99 \\/ max \\(ms\\)'));
     for (const attack of ['fragment-bomb', 'alias-lists', 'socket-flood', 'subscription-flood', 'bad-tokens']) expect(output).toMatch(new RegExp(`^${attack}\\s+[1-9]`, 'm'));
     expect(output).toMatch(/(PASS|FAIL) {2}API event loop never stalls > 100 ms/);
     // Each phase's slowest queries, when sent and split by the API's timing of each (every one timed).
@@ -125,10 +129,13 @@ describe('the benchmarks build and run', () => {
     expect(output).toMatch(/^ {2}under attack: mean [\d.]+ ms \(unread/m);
     expect(output).toMatch(/^ {2}idle after: +mean [\d.]+ ms \(unread/m);
     expect(output).toMatch(/^ {16}\d+ ms at \d+\.\d s \(unread/m);
+    expect(output).toMatch(/^ {2}first attack: +mean [\d.]+ ms \(unread/m);
+    // The first attack's operations, from callers of its own.
+    expect(output).toMatch(/^The first attack \(the same attacks from callers of their own, 127\.0\.1\.x\): [1-9]\d* sent, \d+ refused, \d+ accepted, 0 5xx, \d+ failed\.$/m);
     expect(output).not.toMatch(/not timed by the API/);
-    // Each p99 ratio with its bootstrap interval, low ≤ high.
-    // Against both idle phases together, then each alone.
-    const interval = /honest query p99 ≤ 2× idle +\d+ ms vs \d+ ms \((\d+\.\d\d)×; (\d+\.\d)–(\d+\.\d)×\); before alone (\d+\.\d\d|–)×?, after alone (\d+\.\d\d|–)×?$/m.exec(output);
+    // Each p99 ratio with its bootstrap interval, low ≤ high: both attacks against both
+    // idle phases together, then each attack alone, then each idle phase alone.
+    const interval = /honest query p99 ≤ 2× idle +\d+ ms vs \d+ ms \((\d+\.\d\d)×; (\d+\.\d)–(\d+\.\d)×\); first attack alone (\d+\.\d\d|–)×?, under attack alone (\d+\.\d\d|–)×?; before alone (\d+\.\d\d|–)×?, after alone (\d+\.\d\d|–)×?$/m.exec(output);
     expect(interval, output).not.toBeNull();
     expect(Number(interval![2])).toBeLessThanOrEqual(Number(interval![3]));
     // (Event delays are whole ms: a phase of a few dozen can have a p99 of 0, a ratio of ∞ or –.)

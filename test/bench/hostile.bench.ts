@@ -31,14 +31,15 @@
  *   attackers' CPU would delay the API behind PostgreSQL and RabbitMQ whatever their nice
  *   value. `--shared-session` keeps them in the benchmark's session, to compare.
  *
- * Phases: warm-up, `--seconds` with only the honest client (idle before), as long under
- * attack, and as long idle again once the attackers are gone (idle after), each beginning
- * `--settle` seconds after a forced gc. Prints the honest client's query latency, event
+ * Phases: warm-up, `--seconds` with only the honest client (idle before), the process's
+ * first attack (`--first-attack-seconds`, from callers of its own: see
+ * FIRST_ATTACK_SECONDS), `--seconds` under attack, and as long idle again once the
+ * attackers are gone (idle after), each beginning `--settle` seconds after a forced gc. Prints the honest client's query latency, event
  * delay and subscribe time in each phase, the API's event-loop delay, heap (peak, and
  * after gc) and CPU, every hostile operation's outcome (refused how, accepted, 5xx,
- * failed), then the bar: the honest p99s under attack within 2× the idle ones (both idle
- * phases' samples together, see `pooled`), no 5xx, heap bounded, no stall over 100 ms,
- * no honest operation failing. Exits 1 when a bar fails (not with `--no-bar`) or when
+ * failed), then the bar: the honest p99s under attack within 2× the idle ones (both
+ * attacks' samples together against both idle phases', see `pooled`), no 5xx, heap
+ * bounded, no stall over 100 ms, no honest operation failing. Exits 1 when a bar fails (not with `--no-bar`) or when
  * the bench itself could not measure.
  */
 import 'reflect-metadata';
@@ -75,6 +76,11 @@ function args(name: string): string[] {
   return process.argv.flatMap((value, index) => (value === `--${name}` && process.argv[index + 1] ? [process.argv[index + 1]!] : []));
 }
 const flag = (name: string) => process.argv.includes(`--${name}`);
+function nonNegative(name: string, fallback: number): number {
+  const value = Number(arg(name, String(fallback)));
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number ≥ 0`);
+  return value;
+}
 function positive(name: string, fallback: number): number {
   const value = Number(arg(name, String(fallback)));
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
@@ -120,6 +126,16 @@ const BOMB_FRAGMENTS = positive('bomb-fragments', DEFAULTS.bombFragments);
 const FLOOD_SOCKETS = positive('flood-sockets', DEFAULTS.floodSockets);
 const FLOOD_SUBSCRIPTIONS = positive('flood-subscriptions', DEFAULTS.floodSubscriptions);
 const TIMEOUT_MS = positive('timeout-ms', DEFAULTS.timeoutMs);
+/**
+ * The process's first attack, before the second: `--first-attack-seconds` (`--seconds`
+ * by default; 0 for one attack only), from callers of its own (FIRST_ATTACK_CALLERS).
+ * The p99 bars judge both attacks' samples together, as they judge both idle phases'
+ * together: one minute's p99 is its sixth-slowest query, which one slow second moves;
+ * two minutes' is the twelfth of 1,200, and luck moves it about √2 less. The two
+ * attacks differ as a real service's do: the first meets a process that has never run
+ * its refusal paths, the second a warm one, from callers its limits have never seen.
+ */
+const FIRST_ATTACK_SECONDS = nonNegative('first-attack-seconds', SECONDS);
 /** The attackers' nice value: lowest priority (see the header). */
 const ATTACKER_NICENESS = 19;
 /** The attackers in an idle CPU cgroup where the machine has one (see the header); `--attackers-nice` for nice 19 alone, to compare. */
@@ -216,6 +232,16 @@ interface PhaseFigures {
   seconds: number;
 }
 
+/** The honest client's name for the first attack's phase (see FIRST_ATTACK_SECONDS). */
+const FIRST_ATTACK_PHASE = 'first attack';
+/** The first attack's callers: addresses 127.0.1.x and subjects of their own (AttackSettings.callers). */
+const FIRST_ATTACK_CALLERS = 1;
+interface FirstAttack extends Omit<PhaseFigures, 'honest'> {
+  /** Its hostile operations, per attack. */
+  attacks: AttackReport[];
+  exit: string;
+}
+
 function cpuDelta(before: Cpu, after: Cpu, seconds: number): { byName: Record<string, number>; other: number } {
   if (!before || !after) return { byName: {}, other: NaN };
   const byName: Record<string, number> = {};
@@ -231,11 +257,11 @@ function cpuDelta(before: Cpu, after: Cpu, seconds: number): { byName: Record<st
 async function main(): Promise<void> {
   const unknown = ATTACK_NAMES.filter((name) => !ATTACKS.some((a) => a.name === name));
   if (unknown.length) throw new Error(`unknown attack(s) ${unknown.join(', ')}; known: ${ATTACKS.map((a) => a.name).join(', ')}`);
-  log(`hostile-load benchmark: ${SECONDS} s idle, ${SECONDS} s under attack (${ATTACK_NAMES.length} attacks), ${SECONDS} s idle again; honest client: ${SUBSCRIPTIONS} jobProgress subscriptions, ${QUERY_RATE} queries/s (${QUERY_ARRIVALS} arrivals)`);
+  log(`hostile-load benchmark: ${SECONDS} s idle, ${FIRST_ATTACK_SECONDS > 0 ? `${FIRST_ATTACK_SECONDS} s of a first attack from callers of its own, ` : ''}${SECONDS} s under attack (${ATTACK_NAMES.length} attacks), ${SECONDS} s idle again; honest client: ${SUBSCRIPTIONS} jobProgress subscriptions, ${QUERY_RATE} queries/s (${QUERY_ARRIVALS} arrivals)`);
   if (!(await rabbitAvailable())) throw new Error(`RabbitMQ does not answer at ${redact(rabbitUrl())}; start it with \`rabbitmq-server -detached\``);
 
   // A whole-run watchdog: everything is bounded in time.
-  const budgetMs = 600_000 + (2 * SECONDS + WARMUP) * 1000 + 4 * TIMEOUT_MS;
+  const budgetMs = 600_000 + (2 * SECONDS + WARMUP + FIRST_ATTACK_SECONDS) * 1000 + 6 * TIMEOUT_MS;
   const children: Child<never, { type: string }>[] = [];
   const watchdog = setTimeout(() => {
     log(`watchdog: the run took longer than ${budgetMs} ms; killing the child processes`);
@@ -334,8 +360,9 @@ async function main(): Promise<void> {
     if (honestReady.subscribed < SUBSCRIPTIONS) throw new Error(`only ${honestReady.subscribed} of ${SUBSCRIPTIONS} honest subscriptions started`);
     await sleep(WARMUP * 1000);
 
-    // The attackers' process counts while it runs (it is gone in the idle phase after the attack).
-    const pids = () => ({ api: api!.process.pid, worker: worker!.process.pid, honest: honest!.process.pid, attacker: attacker?.running ? attacker.process.pid : undefined });
+    // The attackers' process of the phase counts while it runs (it is gone in the idle phase after the attack).
+    let attacking: Child<ToAttacker, FromAttacker> | undefined;
+    const pids = () => ({ api: api!.process.pid, worker: worker!.process.pid, honest: honest!.process.pid, attacker: attacking?.running ? attacking.process.pid : undefined });
     /**
      * The honest client's figures and the CPU count for `during`; the API's loop delay
      * and heap peak also for `drain` after it (an attack's consequences last until its
@@ -372,11 +399,53 @@ async function main(): Promise<void> {
     const idleBeforeHeap = await heap();
     await sleep(AFTER_GC_SETTLE_MS);
 
-    // --- under attack -----------------------------------------------------------------------------
-    attacker = new Child<ToAttacker, FromAttacker>('attackers', path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION, cpus: ATTACKER_CPUS, idleCgroup: ATTACKERS_IDLE_CGROUP });
-    children.push(attacker as never);
+    const attackSettings = (seconds: number, callers: number) => ({
+      httpUrl: ready.url,
+      wsUrl,
+      seconds,
+      attacks: ATTACK_NAMES,
+      jwt,
+      rate: ATTACK_RATE,
+      bombFragments: BOMB_FRAGMENTS,
+      floodSockets: FLOOD_SOCKETS,
+      floodSubscriptions: FLOOD_SUBSCRIPTIONS,
+      maxBodyBytes: Number(API_ENV.GRAPHQL_MAX_BODY_BYTES ?? 1_048_576),
+      maxWsPayloadBytes: Number(API_ENV.GRAPHQL_MAX_WS_PAYLOAD_BYTES ?? 65_536),
+      timeoutMs: TIMEOUT_MS,
+      callers,
+    });
+    const startAttackers = async (label: string): Promise<Child<ToAttacker, FromAttacker>> => {
+      const child = new Child<ToAttacker, FromAttacker>(label, path.join(DIST, 'support', 'hostile-attacker.js'), [], {}, { log, niceness: ATTACKER_NICENESS, ownSession: OWN_SESSION, cpus: ATTACKER_CPUS, idleCgroup: ATTACKERS_IDLE_CGROUP });
+      children.push(child as never);
+      await sleep(300);
+      return child;
+    };
+
+    // --- the first attack, on the fresh process ------------------------------------------------
+    let firstAttack: FirstAttack | undefined;
+    if (FIRST_ATTACK_SECONDS > 0) {
+      const first = await startAttackers('first attackers');
+      attacking = first;
+      log(`first attack: ${FIRST_ATTACK_SECONDS} s of the same attacks on the fresh process`);
+      const report = first.wait('report', FIRST_ATTACK_SECONDS * 1000 + TIMEOUT_MS * 2 + 60_000);
+      report.catch(() => undefined); // awaited in the drain
+      let attacks: AttackReport[] = [];
+      const figures = await phase(FIRST_ATTACK_PHASE, async () => {
+        first.send({ type: 'start', settings: attackSettings(FIRST_ATTACK_SECONDS, FIRST_ATTACK_CALLERS) });
+        await sleep(FIRST_ATTACK_SECONDS * 1000);
+      }, async () => {
+        attacks = (await report).attacks;
+      });
+      first.send({ type: 'stop' });
+      firstAttack = { ...figures, attacks, exit: await first.finish(30_000) };
+      await heap();
+      await sleep(AFTER_GC_SETTLE_MS);
+    }
+
+    // --- under attack (the second attack, when there was a first) -----------------------------
+    attacker = await startAttackers('attackers');
+    attacking = attacker;
     log(`attackers' process scheduled in: ${attacker.placement}`);
-    await sleep(300);
     log(`under attack: ${SECONDS} s of ${ATTACK_NAMES.join(', ')}`);
     let attackReport: Extract<FromAttacker, { type: 'report' }> | undefined;
     const attackDone = attacker.wait('report', SECONDS * 1000 + TIMEOUT_MS * 2 + 60_000).then((r) => (attackReport = r));
@@ -384,23 +453,7 @@ async function main(): Promise<void> {
     let recoveredMs: number | null = null;
     let drainSeconds = 0;
     const attack = await phase('attack', async () => {
-      attacker!.send({
-        type: 'start',
-        settings: {
-          httpUrl: ready.url,
-          wsUrl,
-          seconds: SECONDS,
-          attacks: ATTACK_NAMES,
-          jwt,
-          rate: ATTACK_RATE,
-          bombFragments: BOMB_FRAGMENTS,
-          floodSockets: FLOOD_SOCKETS,
-          floodSubscriptions: FLOOD_SUBSCRIPTIONS,
-          maxBodyBytes: Number(API_ENV.GRAPHQL_MAX_BODY_BYTES ?? 1_048_576),
-          maxWsPayloadBytes: Number(API_ENV.GRAPHQL_MAX_WS_PAYLOAD_BYTES ?? 65_536),
-          timeoutMs: TIMEOUT_MS,
-        },
-      });
+      attacker!.send({ type: 'start', settings: attackSettings(SECONDS, 0) });
       await sleep(SECONDS * 1000);
     }, async () => {
       // The attackers finish what they sent (each bounded by the timeout) and close their sockets.
@@ -427,6 +480,7 @@ async function main(): Promise<void> {
     // --- stop everything ----------------------------------------------------------------------------
     honest.send({ type: 'stop' });
     const exits = {
+      ...(firstAttack ? { 'first attackers': firstAttack.exit } : {}),
       attackers: attackersExit,
       honest: await honest.finish(30_000),
       api: (api.send({ type: 'stop' }), await api.finish(60_000)),
@@ -434,16 +488,17 @@ async function main(): Promise<void> {
     };
 
     const phases = reportReply.phases;
-    const figures = {
+    const figures: Figures = {
       before: { ...idleBefore, honest: phases['idle before']! },
+      ...(firstAttack ? { first: { ...firstAttack, honest: phases[FIRST_ATTACK_PHASE]! } } : {}),
       attack: { ...attack, honest: phases.attack! },
       after: { ...idleAfter, honest: phases['idle after']! },
     };
     const failedToMeasure = [
-      ...PHASES.flatMap((p) => [
-        ...(figures[p].honest ? [] : [`no honest figures in the ${PHASE_LABELS[p]} phase`]),
-        ...(figures[p].honest && figures[p].honest.queries.count === 0 ? [`no honest query in the ${PHASE_LABELS[p]} phase`] : []),
-        ...(figures[p].honest && figures[p].honest.events.count === 0 ? [`no job event reached the honest client in the ${PHASE_LABELS[p]} phase`] : []),
+      ...phasesOf(figures).flatMap((p) => [
+        ...(figures[p]!.honest ? [] : [`no honest figures in the ${PHASE_LABELS[p]} phase`]),
+        ...(figures[p]!.honest && figures[p]!.honest.queries.count === 0 ? [`no honest query in the ${PHASE_LABELS[p]} phase`] : []),
+        ...(figures[p]!.honest && figures[p]!.honest.events.count === 0 ? [`no job event reached the honest client in the ${PHASE_LABELS[p]} phase`] : []),
       ]),
       ...(attackReport?.attacks ?? []).filter((a) => a.sent === 0).map((a) => `attack ${a.name} completed no operation`),
       ...Object.entries(exits)
@@ -460,14 +515,15 @@ async function main(): Promise<void> {
       otherPhases: phases,
       serverTimings,
       attackersPlacement: attacker.placement,
+      firstAttacks: firstAttack?.attacks,
     });
     if (failedToMeasure.length) {
       process.stdout.write(`The bench could not measure properly: ${failedToMeasure.join('; ')}\n`);
       process.exitCode = 1;
     } else if (!passed && !NO_BAR) process.exitCode = 1;
   } finally {
-    for (const child of [attacker, honest, api, worker]) {
-      if (child?.running) {
+    for (const child of children) {
+      if (child.running) {
         child.process.kill('SIGTERM');
         await child.finish(15_000);
       }
@@ -499,7 +555,7 @@ function counts(record: Record<string, number>): string {
 }
 
 function printReport(r: {
-  figures: Record<Phase, PhaseFigures>;
+  figures: Figures;
   idleBeforeHeap: number;
   endHeap: number;
   attacks: AttackReport[];
@@ -508,39 +564,48 @@ function printReport(r: {
   otherPhases: Record<string, HonestPhase>;
   serverTimings: ServerTiming[];
   attackersPlacement: string;
+  /** The first attack's hostile operations, when there was one. */
+  firstAttacks?: AttackReport[];
 }): boolean {
-  const { before: b, attack: a, after: c } = r.figures;
-  // The idle figures the bar compares with: both idle phases' samples together.
+  const { before: b, first, attack: a, after: c } = r.figures;
+  const present = phasesOf(r.figures);
+  const attacks = first ? [first, a] : [a];
+  // The figures the p99 bars compare: both idle phases' samples together, and both attacks'.
   const idle = { queries: pooled(b.honest.queries, c.honest.queries), events: pooled(b.honest.events, c.honest.events) };
+  const attacked = first ? { queries: pooled(first.honest.queries, a.honest.queries), events: pooled(first.honest.events, a.honest.events) } : a.honest;
   const honestServerErrors = Object.values(r.otherPhases).reduce((n, p) => n + p.queries.serverErrors, 0);
-  const hostileServerErrors = r.attacks.reduce((n, x) => n + x.verdicts['server-error'], 0);
+  const hostileServerErrors = [...r.attacks, ...(r.firstAttacks ?? [])].reduce((n, x) => n + x.verdicts['server-error'], 0);
   const honestErrors = (p: HonestPhase) => Object.values(p.queries.errors).reduce((n, x) => n + x, 0) + Object.values(p.subscribes.errors).reduce((n, x) => n + x, 0);
-  const cores = (f: PhaseFigures, name: string) => (Number.isFinite(f.cpu[name]) ? f.cpu[name]!.toFixed(2) : '–');
+  const cores = (f: Pick<PhaseFigures, 'cpu'>, name: string) => (Number.isFinite(f.cpu[name]) ? f.cpu[name]!.toFixed(2) : '–');
 
   const percentilesOf = (x: Percentiles) => `${ms(x.p50)} / ${ms(x.p99)} / ${ms(x.max)}`;
-  const row = (label: string, of: (f: PhaseFigures) => string): string[] => [label, of(b), of(a), of(c)];
+  const row = (label: string, of: (f: PhaseFigures) => string): string[] => [label, ...present.map((phase) => of(r.figures[phase]!))];
+  /** A row with a figure under one phase's column. */
+  const under = (label: string, phase: Phase, value: string): string[] => [label, ...present.map((p) => (p === phase ? value : ''))];
   const rows: string[][] = [
     row('honest queries sent / job events received / jobs finished', (f) => `${f.honest.queries.count} / ${f.honest.events.count} / ${f.honest.jobsFinished}`),
     row('honest query latency p50 / p99 / max (ms)', (f) => percentilesOf(f.honest.queries)),
-    ['  both idle phases together', percentilesOf(idle.queries), '', ''],
+    under('  both idle phases together', 'before', percentilesOf(idle.queries)),
+    ...(first ? [under('  both attacks together', 'attack', percentilesOf(attacked.queries))] : []),
     row('honest event delay p50 / p99 / max (ms)', (f) => percentilesOf(f.honest.events)),
-    ['  both idle phases together', percentilesOf(idle.events), '', ''],
+    under('  both idle phases together', 'before', percentilesOf(idle.events)),
+    ...(first ? [under('  both attacks together', 'attack', percentilesOf(attacked.events))] : []),
     row('honest subscribe → snapshot p50 / p99 (ms)', (f) => `${ms(f.honest.subscribes.p50)} / ${ms(f.honest.subscribes.p99)}`),
     row('honest operations failed', (f) => String(honestErrors(f.honest))),
     row('API event-loop delay p99 / max (ms; attack: to its last answer)', (f) => `${f.api.loopDelayP99Ms.toFixed(1)} / ${f.api.loopDelayMaxMs.toFixed(1)}`),
     row('API heap peak / at the end (attack: to its last answer)', (f) => `${mib(f.api.heapUsedPeak)} / ${mib(f.api.heapUsed)}`),
-    ['API heap after gc (after the phase)', mib(r.idleBeforeHeap), `${mib(r.endHeap)} (attackers gone)`, ''],
+    ['API heap after gc (after the phase)', ...present.map((p) => (p === 'before' ? mib(r.idleBeforeHeap) : p === 'attack' ? `${mib(r.endHeap)} (attackers gone)` : ''))],
     row('API major GCs (count / longest ms)', (f) => `${f.api.gcs.major} / ${f.api.gcs.longestMajorMs.toFixed(0)}`),
     row('CPU cores: API / worker', (f) => `${cores(f, 'api')} / ${cores(f, 'worker')}`),
-    row('CPU cores: honest client / attackers / rest of machine', (f) => `${cores(f, 'honest')} / ${f === a ? cores(f, 'attacker') : '–'} / ${f.machineOther.toFixed(2)}`),
+    row('CPU cores: honest client / attackers / rest of machine', (f) => `${cores(f, 'honest')} / ${attacks.includes(f) ? cores(f, 'attacker') : '–'} / ${f.machineOther.toFixed(2)}`),
     row('honest client own longest stall (ms)', (f) => String(f.honest.ownStallMs)),
   ];
-  const headings = ['figure', ...PHASES.map((phase) => PHASE_LABELS[phase])];
+  const headings = ['figure', ...present.map((phase) => PHASE_LABELS[phase])];
   const widths = headings.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
   const lines = [
     '',
-    `Hostile-load benchmark — ${SECONDS} s idle, ${SECONDS} s under attack, ${SECONDS} s idle again; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s (${QUERY_ARRIVALS} arrivals); a term of ${COURSES} courses; ${os.cpus().length} cores; attackers' process in: ${r.attackersPlacement}`,
+    `Hostile-load benchmark — ${SECONDS} s idle, ${first ? `${FIRST_ATTACK_SECONDS} s of a first attack, ` : ''}${SECONDS} s under attack, ${SECONDS} s idle again; ${SUBSCRIPTIONS} honest subscriptions, ${QUERY_RATE} honest queries/s (${QUERY_ARRIVALS} arrivals); a term of ${COURSES} courses; ${os.cpus().length} cores; attackers' process in: ${r.attackersPlacement}`,
     line(headings),
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
@@ -560,16 +625,18 @@ function printReport(r: {
   };
   lines.push(
     `honest queries' slowest 1 %, each with when it was sent (s into the phase) and its parts in ms: unread = sent → the API read its headers; held = the API held it — its main thread ran (GC pauses of it), waited for a core, slept on PostgreSQL; back = its answer's way back and the client:`,
-    ...PHASES.flatMap((phase) =>
-      slowestSplit(r.figures[phase].honest).map((text, i) => `  ${i === 0 ? `${PHASE_LABELS[phase]}:`.padEnd(14) : ''.padEnd(14)}${text}`),
+    ...present.flatMap((phase) =>
+      slowestSplit(r.figures[phase]!.honest).map((text, i) => `  ${i === 0 ? `${PHASE_LABELS[phase]}:`.padEnd(14) : ''.padEnd(14)}${text}`),
     ),
     '',
   );
-  for (const phase of PHASES) {
-    const { honest } = r.figures[phase];
+  for (const phase of present) {
+    const { honest } = r.figures[phase]!;
     if (honestErrors(honest)) lines.push(`honest failures, ${PHASE_LABELS[phase]}: ${counts({ ...honest.queries.errors, ...honest.subscribes.errors })}`);
   }
-  if (a.api.stalls.length) lines.push(`API stalls under attack (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);
+  for (const f of attacks) {
+    if (f.api.stalls.length) lines.push(`API stalls, ${f === first ? 'first attack' : 'under attack'} (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${a.api.stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${a.api.stalls.length > 30 ? ` … (${a.api.stalls.length})` : ''}`);
+  }
   lines.push(
     `After the attack: its last operation answered (or timed out) and /health/live answering ${r.recovery.toFixed(1)} s after the phase ended (/health/live took ${r.recoveredMs === null ? 'NO ANSWER' : `${Math.round(r.recoveredMs)} ms`}).`,
     '',
@@ -582,37 +649,44 @@ function printReport(r: {
       `${x.name.padEnd(aw)}  ${String(x.sent).padStart(6)}  ${String(x.verdicts.refused).padStart(7)}  ${String(x.verdicts.accepted).padStart(8)}  ${String(x.verdicts['server-error']).padStart(5)}  ${String(x.verdicts.failed).padStart(6)}  ${`${x.slowestMs} ms`.padStart(9)}  ${counts(x.outcomes)}`,
     );
   }
-  lines.push(...r.attacks.map((x) => `  ${x.name}: ${x.who} — ${x.what}`), '');
+  lines.push(...r.attacks.map((x) => `  ${x.name}: ${x.who} — ${x.what}`));
+  if (r.firstAttacks) {
+    const sum = (of: (x: AttackReport) => number) => r.firstAttacks!.reduce((n, x) => n + of(x), 0);
+    lines.push(
+      `The first attack (the same attacks from callers of their own, 127.0.1.x): ${sum((x) => x.sent)} sent, ${sum((x) => x.verdicts.refused)} refused, ` +
+        `${sum((x) => x.verdicts.accepted)} accepted, ${sum((x) => x.verdicts['server-error'])} 5xx, ${sum((x) => x.verdicts.failed)} failed.`,
+    );
+  }
+  lines.push('');
   if (EXAMPLES) {
     lines.push('First message or close reason per outcome:');
     for (const x of r.attacks) for (const [label, detail] of Object.entries(x.examples)) lines.push(`  ${x.name} | ${label} | ${detail}`);
     lines.push('');
   }
 
-  /** The p99 under attack within BAR.p99Factor × the idle one, with the ratio to each idle phase alone. */
+  /** The p99 under attack (both attacks' samples together) within BAR.p99Factor × the idle one, with the ratio of each phase alone. */
   const p99Bar = (what: string, of: 'queries' | 'events'): [string, boolean, string] => {
-    const attack = a.honest[of];
+    const eachAttack = first ? `${eachAlone({ 'first attack': first.honest[of], 'under attack': a.honest[of] }, idle[of])}; ` : '';
     return [
       `honest ${what} p99 ≤ ${BAR.p99Factor}× idle`,
-      attack.p99 <= BAR.p99Factor * idle[of].p99,
-      `${ms(attack.p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attack, idle[of])}); ${eachIdle(attack, b.honest[of], c.honest[of])}`,
+      attacked[of].p99 <= BAR.p99Factor * idle[of].p99,
+      `${ms(attacked[of].p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attacked[of], idle[of])}); ${eachAttack}${eachIdle(attacked[of], b.honest[of], c.honest[of])}`,
     ];
   };
+  const peak = Math.max(...attacks.map((f) => f.api.heapUsedPeak));
+  const loopMax = Math.max(...attacks.map((f) => f.api.loopDelayMaxMs));
+  const failed = present.map((phase) => `${honestErrors(r.figures[phase]!.honest)} ${PHASE_LABELS[phase]}`);
   const bars: [string, boolean, string][] = [
     p99Bar('query', 'queries'),
     p99Bar('event delay', 'events'),
     ['no 5xx or INTERNAL_SERVER_ERROR answer', honestServerErrors + hostileServerErrors === 0, `${honestServerErrors} honest, ${hostileServerErrors} hostile`],
     [
       `heap bounded: peak ≤ idle before's + ${BAR.heapPeakGrowthMiB} MiB, after gc ≤ idle before's + ${BAR.heapEndGrowthMiB} MiB`,
-      a.api.heapUsedPeak <= b.api.heapUsedPeak + BAR.heapPeakGrowthMiB * 1024 * 1024 && r.endHeap <= r.idleBeforeHeap + BAR.heapEndGrowthMiB * 1024 * 1024,
-      `peak ${mib(a.api.heapUsedPeak)} vs ${mib(b.api.heapUsedPeak)}; after gc ${mib(r.endHeap)} vs ${mib(r.idleBeforeHeap)}`,
+      peak <= b.api.heapUsedPeak + BAR.heapPeakGrowthMiB * 1024 * 1024 && r.endHeap <= r.idleBeforeHeap + BAR.heapEndGrowthMiB * 1024 * 1024,
+      `peak ${mib(peak)} vs ${mib(b.api.heapUsedPeak)}; after gc ${mib(r.endHeap)} vs ${mib(r.idleBeforeHeap)}`,
     ],
-    [`API event loop never stalls > ${BAR.loopMaxMs} ms`, a.api.loopDelayMaxMs <= BAR.loopMaxMs, `max ${a.api.loopDelayMaxMs.toFixed(1)} ms (idle ${b.api.loopDelayMaxMs.toFixed(1)} / ${c.api.loopDelayMaxMs.toFixed(1)} ms)${longestStall(a.api)}`],
-    [
-      'every honest operation succeeds',
-      honestErrors(b.honest) + honestErrors(a.honest) + honestErrors(c.honest) === 0,
-      `${honestErrors(b.honest)} failed idle before, ${honestErrors(a.honest)} under attack, ${honestErrors(c.honest)} idle after`,
-    ],
+    [`API event loop never stalls > ${BAR.loopMaxMs} ms`, loopMax <= BAR.loopMaxMs, `max ${loopMax.toFixed(1)} ms (idle ${b.api.loopDelayMaxMs.toFixed(1)} / ${c.api.loopDelayMaxMs.toFixed(1)} ms)${longestStall(a.api)}`],
+    ['every honest operation succeeds', present.every((phase) => honestErrors(r.figures[phase]!.honest) === 0), `failed: ${failed.join(', ')}`],
   ];
   const bw = Math.max(...bars.map(([name]) => name.length));
   lines.push('The bar:');
@@ -633,9 +707,13 @@ function printReport(r: {
   return passed;
 }
 
-const PHASES = ['before', 'attack', 'after'] as const;
+const PHASES = ['before', 'first', 'attack', 'after'] as const;
 type Phase = (typeof PHASES)[number];
-const PHASE_LABELS: Record<Phase, string> = { before: 'idle before', attack: 'under attack', after: 'idle after' };
+const PHASE_LABELS: Record<Phase, string> = { before: 'idle before', first: 'first attack', attack: 'under attack', after: 'idle after' };
+/** Every phase's figures; the first attack's only when there was one (FIRST_ATTACK_SECONDS). */
+type Figures = Record<Exclude<Phase, 'first'>, PhaseFigures> & { first?: PhaseFigures };
+/** The phases a run had, in their order. */
+const phasesOf = (figures: Figures): Phase[] => PHASES.filter((phase) => figures[phase] !== undefined);
 
 /**
  * The idle figure the bar compares with: the samples of the idle minutes before and after
@@ -646,6 +724,13 @@ const PHASE_LABELS: Record<Phase, string> = { before: 'idle before', attack: 'un
 function pooled(before: SampledPercentiles, after: SampledPercentiles): SampledPercentiles {
   const samples = [...before.samples, ...after.samples];
   return { ...percentiles(samples), samples };
+}
+
+/** `first attack alone 2.10×, under attack alone 1.64×`: each attack's p99 over the idle one. */
+function eachAlone(attacks: Record<string, Percentiles>, idle: Percentiles): string {
+  return Object.entries(attacks)
+    .map(([name, attack]) => `${name} alone ${idle.p99 > 0 ? `${(attack.p99 / idle.p99).toFixed(2)}×` : '–'}`)
+    .join(', ');
 }
 
 /** `before alone 2.31×, after alone 1.72×`: the attack's p99 over each idle phase's. */

@@ -13,13 +13,13 @@ import type { AttackReport, AttackSettings, FromAttacker, ToAttacker } from './h
 const send = (message: FromAttacker) => process.send?.(message);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Loopback addresses of the attacks: 127.0.0.10, .11, … (the honest client is 127.0.0.2). */
-const attackAddress = (index: number) => `127.0.0.${10 + index}`;
+/** Loopback addresses of the attacks of caller set N: 127.0.N.10, .11, … (the honest client is 127.0.0.2). */
+const attackAddress = (callers: number, index: number) => `127.0.${callers}.${10 + index}`;
 
 async function run(settings: AttackSettings): Promise<AttackReport[]> {
   const context: AttackContext = {
     settings,
-    tokens: await mintTokens(settings.jwt),
+    tokens: await mintTokens(settings.jwt, settings.callers),
     graphqlUrl: `${settings.httpUrl}/graphql`,
     wsUrl: settings.wsUrl,
   };
@@ -47,7 +47,7 @@ async function run(settings: AttackSettings): Promise<AttackReport[]> {
       let nextAt = performance.now();
       const lane: Lane = {
         index,
-        address: attackAddress(attackIndex),
+        address: attackAddress(settings.callers, attackIndex),
         agent,
         async pace() {
           if (Date.now() >= deadline) return false;

@@ -89,11 +89,13 @@ const DASHBOARD = 'subscription { jobEvents { jobId kind status currentStep prog
 
 const body = (query: string, variables?: Record<string, unknown>) => JSON.stringify(variables ? { query, variables } : { query });
 
-export async function mintTokens(jwt: AttackSettings['jwt']): Promise<Tokens> {
+/** Tokens of caller set `callers` (AttackSettings.callers): its subjects are its own. */
+export async function mintTokens(jwt: AttackSettings['jwt'], callers: number): Promise<Tokens> {
+  const subject = (name: string) => (callers === 0 ? name : `${name}-${callers}`);
   const good = new Authenticator({ secret: jwt.secret, issuer: jwt.issuer, audience: jwt.audience });
   const wrongKey = new Authenticator({ secret: `${jwt.secret}-not-this-one`, issuer: jwt.issuer, audience: jwt.audience });
   const wrongAudience = new Authenticator({ secret: jwt.secret, issuer: jwt.issuer, audience: 'some-other-service' });
-  const claims = { sub: 'bench-attacker', roles: [ApiRole.VIEWER] };
+  const claims = { sub: subject('bench-attacker'), roles: [ApiRole.VIEWER] };
   const now = Math.floor(Date.now() / 1000);
   const key = new TextEncoder().encode(jwt.secret);
   const noExp = await new SignJWT({ roles: claims.roles }).setProtectedHeader({ alg: 'HS256' }).setSubject(claims.sub).setIssuedAt().setIssuer(jwt.issuer).setAudience(jwt.audience).sign(key);
@@ -107,14 +109,14 @@ export async function mintTokens(jwt: AttackSettings['jwt']): Promise<Tokens> {
   ];
   return {
     viewer: await good.sign(claims, '2h'),
-    readAllViewer: await good.sign({ sub: 'bench-attacker-dashboard', roles: [ApiRole.VIEWER], scope: READ_ALL_JOBS_GRANT }, '2h'),
+    readAllViewer: await good.sign({ sub: subject('bench-attacker-dashboard'), roles: [ApiRole.VIEWER], scope: READ_ALL_JOBS_GRANT }, '2h'),
     variants: [
       ...raw.map(([name, token]) => ({ name, authorization: `Bearer ${token}`, connectionParams: { authorization: `Bearer ${token}` } })),
       { name: 'not Bearer', authorization: 'Basic YWRtaW46YWRtaW4=', connectionParams: { authorization: 'Basic YWRtaW46YWRtaW4=' } },
     ],
     // A subject of its own: sharing the socket flood's would see its sockets refused by
     // the flood's connections per subject (1013) and test the expiry only now and then.
-    expiring: (seconds) => good.sign({ ...claims, sub: 'bench-attacker-expiring' }, Math.floor(Date.now() / 1000) + seconds),
+    expiring: (seconds) => good.sign({ ...claims, sub: subject('bench-attacker-expiring') }, Math.floor(Date.now() / 1000) + seconds),
   };
 }
 

@@ -96,6 +96,12 @@ export interface AttackSettings {
   maxWsPayloadBytes: number;
   /** An operation unanswered this long is a `timeout` (its socket is dropped). */
   timeoutMs: number;
+  /**
+   * Which set of callers the attacks come from (see `attackAddress`, `mintTokens`): each
+   * set has addresses and token subjects of its own, so the API's limits know nothing
+   * of it from an earlier attack (allowances, refused callers, sockets per address).
+   */
+  callers: number;
 }
 
 export type ToAttacker = { type: 'start'; settings: AttackSettings } | { type: 'stop' };
