@@ -237,6 +237,8 @@ interface PhaseFigures {
 const FIRST_ATTACK_PHASE = 'first attack';
 /** The first attack's callers: addresses 127.0.1.x and subjects of their own (AttackSettings.callers). */
 const FIRST_ATTACK_CALLERS = 1;
+/** The second attack's callers: addresses 127.0.0.10 on (AttackSettings.callers). */
+const ATTACK_CALLERS = 0;
 interface FirstAttack extends Omit<PhaseFigures, 'honest'> {
   /** Its hostile operations, per attack. */
   attacks: AttackReport[];
@@ -454,7 +456,7 @@ async function main(): Promise<void> {
     let recoveredMs: number | null = null;
     let drainSeconds = 0;
     const attack = await phase('attack', async () => {
-      attacker!.send({ type: 'start', settings: attackSettings(SECONDS, 0) });
+      attacker!.send({ type: 'start', settings: attackSettings(SECONDS, ATTACK_CALLERS) });
       await sleep(SECONDS * 1000);
     }, async () => {
       // The attackers finish what they sent (each bounded by the timeout) and close their sockets.
@@ -570,7 +572,8 @@ function printReport(r: {
 }): boolean {
   const { before: b, first, attack: a, after: c } = r.figures;
   const present = phasesOf(r.figures);
-  const attacks = first ? [first, a] : [a];
+  const attackPhases: Phase[] = first ? ['first', 'attack'] : ['attack'];
+  const attacks = attackPhases.map((phase) => r.figures[phase]!);
   // The figures the p99 bars compare: both idle phases' samples together, and both attacks'.
   const idle = { queries: pooled(b.honest.queries, c.honest.queries), events: pooled(b.honest.events, c.honest.events) };
   const attacked = first ? { queries: pooled(first.honest.queries, a.honest.queries), events: pooled(first.honest.events, a.honest.events) } : a.honest;
@@ -635,9 +638,9 @@ function printReport(r: {
     const { honest } = r.figures[phase]!;
     if (honestErrors(honest)) lines.push(`honest failures, ${PHASE_LABELS[phase]}: ${counts({ ...honest.queries.errors, ...honest.subscribes.errors })}`);
   }
-  for (const f of attacks) {
-    const { stalls } = f.api;
-    if (stalls.length) lines.push(`API stalls, ${f === first ? 'first attack' : 'under attack'} (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${stalls.length > 30 ? ` … (${stalls.length})` : ''}`);
+  for (const phase of attackPhases) {
+    const { stalls } = r.figures[phase]!.api;
+    if (stalls.length) lines.push(`API stalls, ${PHASE_LABELS[phase]} (timer ≥ 50 ms late: wall ms / ms its main thread worked / ms it waited for a core): ${stalls.slice(0, 30).map((x) => `${x.gapMs}/${x.cpuMs}/${x.waitMs}`).join(', ')}${stalls.length > 30 ? ` … (${stalls.length})` : ''}`);
   }
   lines.push(
     `After the attack: its last operation answered (or timed out) and /health/live answering ${r.recovery.toFixed(1)} s after the phase ended (/health/live took ${r.recoveredMs === null ? 'NO ANSWER' : `${Math.round(r.recoveredMs)} ms`}).`,
@@ -668,7 +671,7 @@ function printReport(r: {
 
   /** The p99 under attack (both attacks' samples together) within BAR.p99Factor × the idle one, with the ratio of each phase alone. */
   const p99Bar = (what: string, of: 'queries' | 'events'): [string, boolean, string] => {
-    const eachAttack = first ? `${eachAlone({ 'first attack': first.honest[of], 'under attack': a.honest[of] }, idle[of])}; ` : '';
+    const eachAttack = first ? `${eachAlone(Object.fromEntries(attackPhases.map((phase) => [PHASE_LABELS[phase], r.figures[phase]!.honest[of]])), idle[of])}; ` : '';
     return [
       `honest ${what} p99 ≤ ${BAR.p99Factor}× idle`,
       attacked[of].p99 <= BAR.p99Factor * idle[of].p99,
@@ -696,7 +699,7 @@ function printReport(r: {
   for (const [name, ok, detail] of bars) lines.push(`  ${ok ? 'PASS' : 'FAIL'}  ${name.padEnd(bw)}  ${detail}`);
   const passed = bars.every(([, ok]) => ok);
   lines.push(`${passed ? 'ALL BARS PASS' : `BARS FAILED: ${bars.filter(([, ok]) => !ok).length} of ${bars.length}`}${NO_BAR ? ' (--no-bar: not judged)' : ''}.`);
-  const othersMost = Math.max(b.machineOther, a.machineOther, c.machineOther);
+  const othersMost = Math.max(...present.map((phase) => r.figures[phase]!.machineOther));
   if (othersMost > 0.5) {
     lines.push(`WARNING: other processes used ${othersMost.toFixed(2)} cores meanwhile; latency and loop figures are not representative — run again on a quiet machine.`);
   }
