@@ -1,6 +1,8 @@
 /**
  * A small seeded PRNG (sfc32, seeded through splitmix32). The solver must be
  * reproducible for a given seed and iteration budget, which Math.random cannot give.
+ * Not shared with the other solver's generator (the course solver's, src/scheduling/ctt/random.ts, is xorshift128):
+ * each solver's results for a seed, its benchmark tables' included, come from its own sequence.
  */
 export class SeededRandom {
   private a: number;
