@@ -658,7 +658,7 @@ function printReport(r: {
   if (r.firstAttacks) {
     const sum = (of: (x: AttackReport) => number) => r.firstAttacks!.reduce((n, x) => n + of(x), 0);
     lines.push(
-      `The first attack (the same attacks from callers of their own, 127.0.1.x): ${sum((x) => x.sent)} sent, ${sum((x) => x.verdicts.refused)} refused, ` +
+      `The first attack (the same attacks from callers of their own, 127.0.${FIRST_ATTACK_CALLERS}.x): ${sum((x) => x.sent)} sent, ${sum((x) => x.verdicts.refused)} refused, ` +
         `${sum((x) => x.verdicts.accepted)} accepted, ${sum((x) => x.verdicts['server-error'])} 5xx, ${sum((x) => x.verdicts.failed)} failed.`,
     );
   }
@@ -671,11 +671,12 @@ function printReport(r: {
 
   /** The p99 under attack (both attacks' samples together) within BAR.p99Factor × the idle one, with the ratio of each phase alone. */
   const p99Bar = (what: string, of: 'queries' | 'events'): [string, boolean, string] => {
-    const eachAttack = first ? `${eachAlone(Object.fromEntries(attackPhases.map((phase) => [PHASE_LABELS[phase], r.figures[phase]!.honest[of]])), idle[of])}; ` : '';
+    const eachAttack = first ? `${attackPhases.map((phase) => `${PHASE_LABELS[phase]} alone ${p99Ratio(r.figures[phase]!.honest[of], idle[of])}`).join(', ')}; ` : '';
+    const eachIdle = `before alone ${p99Ratio(attacked[of], b.honest[of])}, after alone ${p99Ratio(attacked[of], c.honest[of])}`;
     return [
       `honest ${what} p99 ≤ ${BAR.p99Factor}× idle`,
       attacked[of].p99 <= BAR.p99Factor * idle[of].p99,
-      `${ms(attacked[of].p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attacked[of], idle[of])}); ${eachAttack}${eachIdle(attacked[of], b.honest[of], c.honest[of])}`,
+      `${ms(attacked[of].p99)} ms vs ${ms(idle[of].p99)} ms (${ratioWithInterval(attacked[of], idle[of])}); ${eachAttack}${eachIdle}`,
     ];
   };
   const peak = Math.max(...attacks.map((f) => f.api.heapUsedPeak));
@@ -732,17 +733,9 @@ function pooled(before: SampledPercentiles, after: SampledPercentiles): SampledP
   return { ...percentiles(samples), samples };
 }
 
-/** `first attack alone 2.10×, under attack alone 1.64×`: each attack's p99 over the idle one. */
-function eachAlone(attacks: Record<string, Percentiles>, idle: Percentiles): string {
-  return Object.entries(attacks)
-    .map(([name, attack]) => `${name} alone ${idle.p99 > 0 ? `${(attack.p99 / idle.p99).toFixed(2)}×` : '–'}`)
-    .join(', ');
-}
-
-/** `before alone 2.31×, after alone 1.72×`: the attack's p99 over each idle phase's. */
-function eachIdle(attack: Percentiles, before: Percentiles, after: Percentiles): string {
-  const x = (idle: Percentiles) => (idle.p99 > 0 ? `${(attack.p99 / idle.p99).toFixed(2)}×` : '–');
-  return `before alone ${x(before)}, after alone ${x(after)}`;
+/** `2.10×`: one p99 over an idle one's ('–' over an idle p99 of 0). */
+function p99Ratio(over: Percentiles, idle: Percentiles): string {
+  return idle.p99 > 0 ? `${(over.p99 / idle.p99).toFixed(2)}×` : '–';
 }
 
 /** `2.06×; 1.6–2.7×`: the p99 ratio and its bootstrap interval (test/bench/support/p99-ratio-interval.ts). */
