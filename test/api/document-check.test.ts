@@ -5,7 +5,7 @@ import express from 'express';
 import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiSchema } from '../../src/api/graphql/build-schema';
-import { DocumentCache, MAX_CACHED_QUERY_LENGTH } from '../../src/api/graphql/document-cache';
+import { DocumentCache, MAX_CACHED_QUERY_LENGTH, PersistedQueryCache } from '../../src/api/graphql/document-cache';
 import { documentCheck, type DocumentCheck } from '../../src/api/graphql/document-check';
 import { createErrorFormatter } from '../../src/api/graphql/errors';
 import { httpDocumentCheck } from '../../src/api/graphql/http-document-check';
@@ -152,5 +152,21 @@ describe('DocumentCache (also Apollo Server’s document store)', () => {
     await cache.set('short', parse('{ __typename }'));
     expect(cache.size).toBe(1);
     expect(await cache.get('short')).toBeDefined();
+  });
+});
+
+describe('PersistedQueryCache (Apollo Server’s persisted-query texts)', () => {
+  it('holds at most its limit, least recently used dropped first, and no text longer than its limit', async () => {
+    const cache = new PersistedQueryCache(2, 20);
+    await cache.set('a', '{ a: __typename }');
+    await cache.set('b', '{ b: __typename }');
+    expect(await cache.get('a')).toBe('{ a: __typename }'); // now the most recently used
+    await cache.set('c', '{ c: __typename }');
+    await cache.set('long', `{ __typename } ${'#'.repeat(20)}`);
+    expect(cache.size).toBe(2);
+    expect(await cache.get('b')).toBeUndefined();
+    expect(await cache.get('long')).toBeUndefined();
+    expect(await cache.get('a')).toBeDefined();
+    expect(await cache.get('c')).toBeDefined();
   });
 });

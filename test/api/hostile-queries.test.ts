@@ -1,4 +1,6 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CACHED_QUERY_LENGTH } from '../../src/api/graphql/document-cache';
 import type { JobEngine } from '../../src/engine/engine';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { testKindRegistrations } from '../support/test-kinds';
@@ -136,5 +138,31 @@ describe('aliases are bounded', () => {
     expect(answer.payload![0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
     const fine = await post(aliased(30), server.tokens.viewer);
     expect(fine.body.errors).toBeUndefined();
+  });
+});
+
+describe('persisted queries (APQ) are kept within bounds', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  async function postApq(hash: string, query?: string): Promise<Body> {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...(query === undefined ? {} : { query }), extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
+      signal: AbortSignal.timeout(REFUSAL_BOUND_MS),
+    });
+    return (await response.json()) as Body;
+  }
+
+  it('a short query registered with its hash is answered by the hash alone', async () => {
+    const query = `{ __typename } # ${randomUUID()}`;
+    expect((await postApq(sha256(query), query)).data).toEqual({ __typename: 'Query' });
+    expect((await postApq(sha256(query))).data).toEqual({ __typename: 'Query' });
+  });
+
+  it('a registration longer than the store keeps is answered but not kept: an anonymous client cannot pin megabytes of text', async () => {
+    const query = `{ __typename } # ${randomUUID()} ${'x'.repeat(MAX_CACHED_QUERY_LENGTH)}`;
+    expect((await postApq(sha256(query), query)).data).toEqual({ __typename: 'Query' });
+    const byHash = await postApq(sha256(query));
+    expect(byHash.errors![0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 });

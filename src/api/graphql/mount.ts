@@ -24,7 +24,7 @@ import { requestAddressKey } from '../client-address';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
-import { DocumentCache } from './document-cache';
+import { DocumentCache, PersistedQueryCache } from './document-cache';
 import { documentCheck } from './document-check';
 import { apiError, createErrorFormatter, ErrorCode } from './errors';
 import { httpDocumentCheck } from './http-document-check';
@@ -215,6 +215,8 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
       parseOptions: parseOptions(settings),
       // Only documents the check above accepted get here; keep few, cheaply.
       documentStore: new DocumentCache(),
+      // Texts registered by hash, by any caller: bounded as the documents are.
+      persistedQueries: { cache: new PersistedQueryCache() },
       formatError,
       plugins: [
         ApolloServerPluginDrainHttpServer({ httpServer: server }),
