@@ -102,6 +102,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     engine,
     metricsExporter: exporter,
     opsAccess: config.ops,
+    connections: config.httpConnections,
     mount: apiAuth
       ? graphqlMount({
           engine,

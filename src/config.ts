@@ -65,6 +65,32 @@ export const DEFAULT_LIMITS = {
   refusalCost: 5,
   refusedCallerSeconds: 30,
 } as const;
+/** The HTTP server's bounds on connections, in every role (a worker serves health and metrics too). */
+export interface HttpConnectionSettings {
+  /** Open TCP connections per client address (IPv6: its /64), HTTP and graphql-ws together. */
+  maxPerAddress: number;
+  /** Open connections in all: beyond, new ones are closed at once (within what the process's file descriptors hold). */
+  maxTotal: number;
+  /** A request's headers must arrive within this (408 and closed otherwise). */
+  headersTimeoutMs: number;
+  /** A whole request, body included, must arrive within this (408 and closed otherwise). */
+  requestTimeoutMs: number;
+}
+
+/**
+ * Node's own timeouts (60 s for headers, 300 s for a request) and no cap per address
+ * let one address that opens connections and sends their headers a byte at a time
+ * (slowloris) hold thousands of them, each a file descriptor and buffers, for minutes.
+ * An office's browsers need a few connections each.
+ */
+export const DEFAULT_HTTP_CONNECTIONS: HttpConnectionSettings = {
+  // Above the graphql-ws sockets allowed per address (128), with room for HTTP requests beside them.
+  maxPerAddress: 256,
+  maxTotal: 10_000,
+  headersTimeoutMs: 10_000,
+  // An admin's `.ctt` import of GRAPHQL_MAX_BODY_BYTES over a slow link.
+  requestTimeoutMs: 120_000,
+};
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
@@ -79,6 +105,7 @@ export interface Config {
   nodeEnv: NodeEnv;
   port: number;
   host: string;
+  httpConnections: HttpConnectionSettings;
   roles: ReadonlySet<Role>;
   databaseUrl: string | undefined;
   rabbitmqUrl: string | undefined;
@@ -155,6 +182,21 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 function str(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** The HTTP server's connection bounds; Node refuses a headers timeout longer than the request timeout. */
+function httpConnections(env: Env): HttpConnectionSettings {
+  const headersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_CONNECTIONS.headersTimeoutMs, 1_000, 600_000);
+  const requestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_CONNECTIONS.requestTimeoutMs, 1_000, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS', String(requestTimeoutMs), `at least HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+  }
+  return {
+    maxPerAddress: int(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_HTTP_CONNECTIONS.maxPerAddress, 1, 1_000_000),
+    maxTotal: int(env, 'HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_CONNECTIONS.maxTotal, 1, 1_000_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+  };
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -286,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 4000, 0, 65535),
     // Outside production only this machine can connect unless HOST says otherwise (GraphiQL, a development token).
     host: str(env, 'HOST') ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    httpConnections: httpConnections(env),
     roles: roles(env),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     rabbitmqUrl: url(env, 'RABBITMQ_URL', ['amqp:', 'amqps:']),

@@ -130,6 +130,18 @@ describe('loadConfig', () => {
     expect(error.variable).toBe('OUTBOX_PUBLISHED_MAX_WAIT_SECONDS');
     expect(error.message).toMatch(/at least OUTBOX_REPUBLISH_AFTER_SECONDS \(600\)/);
   });
+
+  it('HTTP connection bounds: defaults, taken values, a request timeout under the headers timeout refused', () => {
+    expect(loadConfig({}).httpConnections).toEqual({ maxPerAddress: 256, maxTotal: 10_000, headersTimeoutMs: 10_000, requestTimeoutMs: 120_000 });
+    expect(
+      loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000', HTTP_MAX_CONNECTIONS: '50000', HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '600000' })
+        .httpConnections,
+    ).toEqual({ maxPerAddress: 1000, maxTotal: 50_000, headersTimeoutMs: 5_000, requestTimeoutMs: 600_000 });
+    expect(configError({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).variable).toBe('HTTP_MAX_CONNECTIONS_PER_ADDRESS');
+    const error = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
+    expect(error.variable).toBe('HTTP_REQUEST_TIMEOUT_MS');
+    expect(error.message).toMatch(/at least HTTP_HEADERS_TIMEOUT_MS \(30000\)/);
+  });
 });
 
 describe('the process with a bad setting', () => {

@@ -4,7 +4,8 @@ import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../engine/engine';
-import { OpsAccess } from '../config';
+import { DEFAULT_HTTP_CONNECTIONS, OpsAccess, type HttpConnectionSettings } from '../config';
+import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './connection-limits';
 import { healthRoutes } from './health-routes';
 import { opsAccessGuard, type OpsAccessSettings } from './ops-access';
 
@@ -16,6 +17,8 @@ export interface HttpServerOptions {
   metricsExporter: PrometheusExporter;
   /** Who may read /health/messaging and /metrics; everyone when not given. */
   opsAccess?: OpsAccessSettings;
+  /** Connections per address and in all, and how long a request may take to arrive; DEFAULT_HTTP_CONNECTIONS when not given. */
+  connections?: HttpConnectionSettings;
   /** Mounts the GraphQL endpoint and anything else the API role serves. */
   mount?: (app: Express, server: http.Server) => Promise<() => Promise<void>>;
 }
@@ -36,6 +39,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   app.use(healthRoutes(options.engine, options.logger));
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
   const server = serverFor(app);
+  limitConnections(server, options.connections ?? DEFAULT_HTTP_CONNECTIONS);
   const unmount = options.mount ? await options.mount(app, server) : async () => undefined;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -84,6 +88,7 @@ export function serverFor(app: Express): http.Server {
     {
       IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage,
       ServerResponse: AppResponse as unknown as typeof http.ServerResponse,
+      connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
     },
     app,
   );

@@ -167,6 +167,7 @@ async function main(): Promise<void> {
         DB_POOL_SIZE: '20',
         // Every simulated client connects from this machine: one address holds them all.
         WS_MAX_CONNECTIONS_PER_ADDRESS: String(CLIENTS + 10),
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: String(CLIENTS + 10),
         WS_CONNECT_BURST: String(CLIENTS + 10),
       },
       { log },

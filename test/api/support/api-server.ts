@@ -9,7 +9,7 @@ import { ApiRole } from '../../../src/api/auth/viewer';
 import type { ApiServices } from '../../../src/api/graphql/context';
 import { graphqlMount, type GraphQLSettings } from '../../../src/api/graphql/mount';
 import { startHttpServer, type RunningHttpServer } from '../../../src/api/server';
-import { DEFAULT_LIMITS, type Config } from '../../../src/config';
+import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_LIMITS, type Config, type HttpConnectionSettings } from '../../../src/config';
 import type { JobEngine } from '../../../src/engine/engine';
 import { silentLogger, type Logger } from '../../../src/engine/logger';
 
@@ -61,6 +61,8 @@ export async function startTestApiServer(options: {
   limits?: { http?: Partial<Config['limits']['http']>; socket?: Partial<Config['limits']['socket']>; refusalCost?: number; refusedCallerSeconds?: number };
   /** Where the mount logs (silent by default); see `capturingLogger`. */
   logger?: Logger;
+  /** Connection bounds to change from DEFAULT_HTTP_CONNECTIONS. */
+  connections?: Partial<HttpConnectionSettings>;
 }): Promise<TestApiServer> {
   const authenticator = new Authenticator(options.auth ?? { ...TEST_JWT });
   const http = await startHttpServer({
@@ -69,6 +71,7 @@ export async function startTestApiServer(options: {
     logger: silentLogger,
     engine: options.engine,
     metricsExporter: new PrometheusExporter({ preventServerStart: true }),
+    connections: { ...DEFAULT_HTTP_CONNECTIONS, ...options.connections },
     mount: graphqlMount({
       engine: options.engine,
       logger: options.logger ?? silentLogger,
