@@ -2,12 +2,12 @@
  * The hostile-load benchmark's attackers, a process of their own: on `start`, every
  * selected attack of hostile-attacks.ts runs its lanes until the deadline (each lane
  * one operation at a time, at most `rate` a second, each bounded by the timeout), then
- * every socket still held is closed and the counts go back to the bench: per attack,
+ * every connection still held is closed and the counts go back to the bench: per attack,
  * operations sent and how each ended.
  */
 import http from 'node:http';
 import { ATTACKS, mintTokens, type AttackContext, type Lane } from './hostile-attacks';
-import type { GqlSocket } from './hostile-net';
+import type { HeldConnection } from './hostile-net';
 import type { AttackReport, AttackSettings, FromAttacker, ToAttacker } from './hostile-protocol';
 
 const send = (message: FromAttacker) => process.send?.(message);
@@ -25,7 +25,7 @@ async function run(settings: AttackSettings): Promise<AttackReport[]> {
   };
   const selected = ATTACKS.filter((attack) => settings.attacks.includes(attack.name));
   const deadline = Date.now() + settings.seconds * 1000;
-  const held = new Set<GqlSocket>();
+  const held = new Set<HeldConnection>();
   const agents: http.Agent[] = [];
   const reports: AttackReport[] = [];
   const lanes: Promise<void>[] = [];

@@ -11,7 +11,7 @@ import http from 'node:http';
 import { SignJWT } from 'jose';
 import { Authenticator } from '../../../src/api/auth/authenticator';
 import { ApiRole, READ_ALL_JOBS_GRANT } from '../../../src/api/auth/viewer';
-import { GqlSocket, postGraphQL, type Outcome } from './hostile-net';
+import { GqlSocket, postGraphQL, SlowRequest, type HeldConnection, type Outcome } from './hostile-net';
 import type { AttackSettings } from './hostile-protocol';
 
 export interface Lane {
@@ -22,8 +22,8 @@ export interface Lane {
   /** Waits for the lane's next turn; false once the deadline has passed. */
   pace(): Promise<boolean>;
   record(outcome: Outcome): void;
-  /** Sockets the lane holds; closed when the attack ends. */
-  hold(socket: GqlSocket): void;
+  /** Connections the lane holds; closed when the attack ends. */
+  hold(connection: HeldConnection): void;
 }
 
 export interface Tokens {
@@ -84,6 +84,8 @@ export const BAD_CURSOR = Buffer.from(JSON.stringify(['j1', '2026-13-45T99:99:99
 export const aliasFlood = () => aliased(20_000, '__typename');
 
 const EXPIRING_TOKEN_SECONDS = 5;
+/** How often a slow request sends one more header byte: often enough to defeat an idle timeout, never finishing. */
+const SLOW_TRICKLE_MS = 2_000;
 const EXPIRY_GRACE_MS = 3_000;
 const DASHBOARD = 'subscription { jobEvents { jobId kind status currentStep progress message sequence occurredAt job { id status attempts requestedBy createdAt } } }';
 
@@ -314,6 +316,33 @@ export const ATTACKS: Attack[] = [
           answers.push(socket.opened.then((outcome) => lane.record({ ...outcome, label: `${['silent', 'init without token', 'viewer'][kind]}: ${outcome.label}` })));
         }
       }
+      await Promise.all(answers);
+    },
+  },
+  {
+    name: 'slow-headers',
+    who: 'anonymous, TCP',
+    what: `up to --flood-sockets connections sending half a request's headers, then a byte every ${SLOW_TRICKLE_MS / 1000} s (slowloris), 10 more per turn`,
+    lanes: () => 1,
+    async run(lane, context) {
+      const open = new Set<SlowRequest>();
+      const answers: Promise<void>[] = [];
+      while (await lane.pace()) {
+        const batch = Math.min(10, context.settings.floodSockets - open.size);
+        for (let i = 0; i < batch; i++) {
+          const request = new SlowRequest(context.graphqlUrl, lane.address, SLOW_TRICKLE_MS);
+          lane.hold(request);
+          open.add(request);
+          answers.push(
+            request.ended.then((outcome) => {
+              open.delete(request);
+              lane.record(outcome);
+            }),
+          );
+        }
+      }
+      // Those the server still holds (within its headers timeout) end with the attack.
+      await Promise.all([...open].map((request) => request.close()));
       await Promise.all(answers);
     },
   },

@@ -6,6 +6,7 @@
  * connection error).
  */
 import http from 'node:http';
+import net from 'node:net';
 import WebSocket from 'ws';
 import type { Percentiles, Verdict } from './hostile-protocol';
 import { quantile } from './quantile';
@@ -124,6 +125,57 @@ export function webSocketFrom(localAddress: string): typeof WebSocket {
   } as unknown as typeof WebSocket;
 }
 
+/** What an attack lane holds open until the attack ends: a socket, a slow request. */
+export interface HeldConnection {
+  readonly closed: Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * A request that never finishes its headers (slowloris): half of them at once, then one
+ * more header byte every `trickleMs`, until the server answers or closes the connection.
+ * `ended` says how: the server's status (429 at its cap per address, 408 at its headers
+ * timeout), closed without an answer, or still held when the lane closed it.
+ */
+export class SlowRequest implements HeldConnection {
+  private readonly socket: net.Socket;
+  readonly closed: Promise<void>;
+  readonly ended: Promise<Outcome>;
+  private closedByUs = false;
+
+  constructor(url: string, localAddress: string, trickleMs: number) {
+    const started = performance.now();
+    const { hostname, port, pathname } = new URL(url);
+    this.socket = net.connect({ host: hostname, port: Number(port), localAddress });
+    let head = '';
+    this.socket.setEncoding('latin1');
+    this.socket.on('data', (chunk: string) => {
+      if (head.length < 64) head += chunk;
+    });
+    this.socket.on('error', () => undefined);
+    let trickle: NodeJS.Timeout | undefined;
+    this.socket.once('connect', () => {
+      this.socket.write(`POST ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nX-Slow: `);
+      trickle = setInterval(() => this.socket.write('a'), trickleMs);
+    });
+    this.closed = new Promise((resolve) => this.socket.once('close', () => resolve()));
+    this.ended = this.closed.then(() => {
+      clearInterval(trickle);
+      const ms = performance.now() - started;
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
+      if (status) return { label: `HTTP ${status}`, verdict: status.startsWith('5') ? 'server-error' : 'refused', ms };
+      if (this.closedByUs) return { label: 'held until the attack ended', verdict: 'accepted', ms };
+      return { label: 'closed without an answer', verdict: 'refused', ms };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closedByUs = true;
+    this.socket.destroy();
+    await this.closed;
+  }
+}
+
 type ServerMessage = { id?: string; type: string; payload?: unknown };
 
 /**
@@ -132,7 +184,7 @@ type ServerMessage = { id?: string; type: string; payload?: unknown };
  * subscription its first `next`, `error` (with `extensions.code`) or `complete`.
  * After the first answer of a subscription, its further messages are only counted.
  */
-export class GqlSocket {
+export class GqlSocket implements HeldConnection {
   readonly ws: WebSocket;
   private readonly waiting = new Map<string, (outcome: Outcome) => void>();
   private readonly started = new Map<string, number>();
