@@ -61,6 +61,8 @@ export const DEFAULT_LIMITS = {
     subscribeBurst: 200,
     maxEventCost: 20,
     maxDashboardsPerSubject: 4,
+    messagesPerSecond: 50,
+    messageBurst: 500,
   },
   refusalCost: 5,
   refusedCallerSeconds: 30,
@@ -147,6 +149,9 @@ export interface Config {
       subscribeBurst: number;
       maxEventCost: number;
       maxDashboardsPerSubject: number;
+      /** Messages (and ping frames) per second one socket may send, plus `messageBurst` at once. */
+      messagesPerSecond: number;
+      messageBurst: number;
     };
     /** What an operation refused before it runs spends of its caller's allowance (HTTP operations, socket subscribes); any other spends 1. */
     refusalCost: number;
@@ -388,6 +393,8 @@ export function loadConfig(env: Env = process.env): Config {
         subscribeBurst: int(env, 'WS_SUBSCRIBE_BURST', DEFAULT_LIMITS.socket.subscribeBurst, 0, 1_000_000),
         maxEventCost: int(env, 'WS_MAX_EVENT_COST', DEFAULT_LIMITS.socket.maxEventCost, 1, 1_000_000),
         maxDashboardsPerSubject: int(env, 'WS_MAX_DASHBOARDS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxDashboardsPerSubject, 1, 100_000),
+        messagesPerSecond: int(env, 'WS_MESSAGES_PER_SECOND', DEFAULT_LIMITS.socket.messagesPerSecond, 1, 1_000_000),
+        messageBurst: int(env, 'WS_MESSAGE_BURST', DEFAULT_LIMITS.socket.messageBurst, 1, 1_000_000),
       },
       refusalCost: int(env, 'RATE_LIMIT_REFUSAL_COST', DEFAULT_LIMITS.refusalCost, 1, 1_000),
       refusedCallerSeconds: int(env, 'REFUSED_CALLER_SECONDS', DEFAULT_LIMITS.refusedCallerSeconds, 0, 3_600),

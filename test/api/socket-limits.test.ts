@@ -1,7 +1,8 @@
 /**
  * The graphql-ws socket's limits over a real server and real sockets: sockets per
  * address and per subject, operations per socket, the subscribe rate (3,000 made-up
- * job ids do not cost 3,000 reads), and the per-event cost of a subscription.
+ * job ids do not cost 3,000 reads), messages per socket, and the per-event cost of a
+ * subscription.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -271,6 +272,38 @@ describe('operations per socket and the subscribe rate', () => {
       }
     });
     expect(codes).toEqual(['GRAPHQL_VALIDATION_FAILED', 'RATE_LIMITED', 'NOT_FOUND', 'NOT_FOUND']);
+  });
+});
+
+describe('messages per socket', () => {
+  const limits = { socket: { messagesPerSecond: 10, messageBurst: 20 } };
+  const pongs = (socket: RawSocket) => socket.messages.filter((m) => (m as Message).type === 'pong').length;
+
+  it('closes a socket sending messages beyond the rate (1008) and answers none of what it sends after; one within the rate stays open', async () => {
+    const server = await serve({ engine, limits });
+    const flood = await initialised(server.wsUrl, server.tokens.viewer);
+    expect(flood.outcome).toBe('ack');
+    // 200,000 of these were each answered with a pong before.
+    for (let i = 0; i < 1_000; i++) flood.send({ type: 'ping' });
+    const closed = await flood.closed;
+    expect(closed).toEqual({ code: POLICY_VIOLATION, reason: 'Policy Violation: more than 10 messages a second (20 at once)' });
+    // connection_init took one of the burst; a few more may have refilled meanwhile.
+    expect(pongs(flood)).toBeLessThanOrEqual(limits.socket.messageBurst + 5);
+
+    const calm = await initialised(server.wsUrl, server.tokens.otherViewer);
+    expect(calm.outcome).toBe('ack');
+    for (let i = 0; i < 15; i++) calm.send({ type: 'ping' });
+    await waitUntil(() => pongs(calm) === 15, 10_000, '15 pongs');
+    expect(calm.socket.readyState).toBe(WebSocket.OPEN);
+    calm.socket.close();
+  });
+
+  it('counts WebSocket ping frames too', async () => {
+    const server = await serve({ engine, limits });
+    const flood = await initialised(server.wsUrl, server.tokens.viewer);
+    expect(flood.outcome).toBe('ack');
+    for (let i = 0; i < 1_000; i++) flood.socket.ping();
+    expect((await flood.closed).code).toBe(POLICY_VIOLATION);
   });
 });
 

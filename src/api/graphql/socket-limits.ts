@@ -7,7 +7,7 @@ import type { Config } from '../../config';
 import type { Viewer } from '../auth/viewer';
 import { requestAddressKey } from '../client-address';
 import { BURST_WINDOW_SECONDS, KeyedRateLimiter } from '../rate-limiter';
-import { addressCaller, subjectCaller, type RefusedCallers } from '../refused-callers';
+import { addressCaller, subjectCaller, type CallerKey, type RefusedCallers } from '../refused-callers';
 import { apiError, ErrorCode } from './errors';
 import { complexityError } from './limits';
 
@@ -52,6 +52,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * - the cost of a subscription's selection, paid again on every event, within a
  *   per-event budget (QUERY_TOO_COMPLEX);
  * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED).
+ * - messages (and ping frames) per socket, whatever they are: beyond a rate with a burst
+ *   allowance the socket closes with 1008;
  * Each refusal also sends its caller (the address for an upgrade, the subject after) to
  * the back (`RefusedCallers`): its next upgrades and subscribes wait behind everyone else's.
  */
@@ -101,13 +103,46 @@ export class SocketLimits {
     if (!this.refusedCallers.schedule(caller, check)) refuse(429, 'Too many upgrades waiting from callers refused lately', 1);
   };
 
-  /** Counts the server's sockets per address (install before the socket server's own listener). */
+  /**
+   * Counts the server's sockets per address and meters each socket's messages (install
+   * before the socket server's own listener, so the meter sees a message first).
+   */
   track(server: WebSocketServer): void {
     server.on('connection', (socket: WebSocket, request: IncomingMessage) => {
       const key = requestAddressKey(request);
       this.count(this.byAddress, key, +1);
       socket.once('close', () => this.count(this.byAddress, key, -1));
+      this.meterMessages(socket, addressCaller(key));
     });
+  }
+
+  /**
+   * Every message a socket sends is work for this process, answered or not: graphql-ws
+   * answers each `ping` with a `pong` and `ws` each ping frame, and one viewer socket
+   * had 200,000 pings answered in 2 s while the process served nothing else. Beyond
+   * `messagesPerSecond` (plus `messageBurst` at once) the socket is closed (1008) and
+   * nothing more it sends is answered.
+   */
+  private meterMessages(socket: WebSocket, caller: CallerKey): void {
+    const { messagesPerSecond, messageBurst } = this.settings;
+    let tokens = messageBurst;
+    let lastMs = performance.now();
+    let closing = false;
+    const spend = () => {
+      if (closing) return;
+      const now = performance.now();
+      tokens = Math.min(messageBurst, tokens + ((now - lastMs) / 1000) * messagesPerSecond);
+      lastMs = now;
+      if (--tokens >= 0) return;
+      closing = true;
+      this.refusedCallers.refused(caller);
+      socket.close(POLICY_VIOLATION, `Policy Violation: more than ${messagesPerSecond} messages a second (${messageBurst} at once)`);
+      // Nothing it sends from now on is answered (graphql-ws's handler goes with this one):
+      // the rest is read only to find the client's close frame, so the close completes.
+      socket.removeAllListeners('message');
+    };
+    socket.on('message', spend);
+    socket.on('ping', spend);
   }
 
   /**
