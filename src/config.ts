@@ -62,6 +62,8 @@ export const DEFAULT_LIMITS = {
     maxEventCost: 20,
     maxDashboardsPerSubject: 4,
     messagesPerSecond: 50,
+    // Above what a subscribe flood sends before its own limit closes its socket (the
+    // subscribe burst, then 100 refusals), so that limit, with its penalty, comes first.
     messageBurst: 500,
   },
   refusalCost: 5,

@@ -30,6 +30,8 @@ export interface Tokens {
   viewer: string;
   /** A viewer granted every job's events (a department dashboard). */
   readAllViewer: string;
+  /** A viewer of a subject of its own, whose sockets the message flood opens. */
+  flooder: string;
   variants: { name: string; authorization: string; connectionParams: Record<string, unknown> }[];
   /** A viewer token that expires in about `seconds`. */
   expiring(seconds: number): Promise<string>;
@@ -86,6 +88,10 @@ export const aliasFlood = () => aliased(20_000, '__typename');
 const EXPIRING_TOKEN_SECONDS = 5;
 /** How often a slow request sends one more header byte: often enough to defeat an idle timeout, never finishing. */
 const SLOW_TRICKLE_MS = 2_000;
+/** Messages the message flood sends at once on its socket each turn: twice what a socket may send at once by default. */
+const MESSAGE_FLOOD_BATCH = 1_000;
+/** How long the message flood waits after a batch for its socket to be closed before it counts the batch answered. */
+const MESSAGE_FLOOD_WAIT_MS = 1_000;
 const EXPIRY_GRACE_MS = 3_000;
 const DASHBOARD = 'subscription { jobEvents { jobId kind status currentStep progress message sequence occurredAt job { id status attempts requestedBy createdAt } } }';
 
@@ -112,6 +118,8 @@ export async function mintTokens(jwt: AttackSettings['jwt'], callers: number): P
   return {
     viewer: await good.sign(claims, '2h'),
     readAllViewer: await good.sign({ sub: subject('bench-attacker-dashboard'), roles: [ApiRole.VIEWER], scope: READ_ALL_JOBS_GRANT }, '2h'),
+    // Its own subject, as the expiring token's below: the socket flood fills the viewer's sockets per subject.
+    flooder: await good.sign({ ...claims, sub: subject('bench-attacker-messages') }, '2h'),
     variants: [
       ...raw.map(([name, token]) => ({ name, authorization: `Bearer ${token}`, connectionParams: { authorization: `Bearer ${token}` } })),
       { name: 'not Bearer', authorization: 'Basic YWRtaW46YWRtaW4=', connectionParams: { authorization: 'Basic YWRtaW46YWRtaW4=' } },
@@ -317,6 +325,33 @@ export const ATTACKS: Attack[] = [
         }
       }
       await Promise.all(answers);
+    },
+  },
+  {
+    name: 'message-flood',
+    who: 'viewer, socket',
+    what: `${MESSAGE_FLOOD_BATCH} graphql-ws pings at once on one socket each turn (each was answered with a pong)`,
+    lanes: () => 1,
+    async run(lane, context) {
+      const state = { socket: null as GqlSocket | null };
+      while (await lane.pace()) {
+        const socket = await laneSocket(lane, context, state.socket, context.tokens.flooder);
+        if ('refused' in socket) {
+          state.socket = null;
+          lane.record({ ...socket.refused, label: `connect: ${socket.refused.label}` });
+          continue;
+        }
+        state.socket = socket;
+        const started = performance.now();
+        for (let i = 0; i < MESSAGE_FLOOD_BATCH; i++) socket.send('{"type":"ping"}');
+        const closedBy = await Promise.race([socket.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), MESSAGE_FLOOD_WAIT_MS))]);
+        const ms = performance.now() - started;
+        lane.record(
+          closedBy === null
+            ? { label: `socket still open ${MESSAGE_FLOOD_WAIT_MS / 1000} s after the batch`, verdict: 'accepted', ms }
+            : { label: `close ${closedBy}`, verdict: closedBy === 1006 ? 'failed' : 'refused', ms, detail: socket.closeReason },
+        );
+      }
     },
   },
   {
