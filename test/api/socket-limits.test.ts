@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { POLICY_VIOLATION, REFUSALS_BEFORE_CLOSE } from '../../src/api/graphql/socket-limits';
+import { MESSAGES_BEFORE_ADMISSION, POLICY_VIOLATION, REFUSALS_BEFORE_CLOSE } from '../../src/api/graphql/socket-limits';
 import { DEFAULT_LIMITS } from '../../src/config';
 import type { JobEngine } from '../../src/engine/engine';
 import { JobKind } from '../../src/job-kinds';
@@ -289,6 +289,9 @@ describe('messages per socket', () => {
     expect(closed).toEqual({ code: POLICY_VIOLATION, reason: 'Policy Violation: more than 10 messages a second (20 at once)' });
     // connection_init took one of the burst; a few more may have refilled meanwhile.
     expect(pongs(flood)).toBeLessThanOrEqual(limits.socket.messageBurst + 5);
+    // Its subject's next socket is closed at connection_init, asked to wait, as a subscribe flood's is.
+    const again = await initialised(server.wsUrl, server.tokens.viewer);
+    expect(again.outcome).toMatchObject({ code: 1013, reason: expect.stringMatching(/wait \d+ s/) });
 
     const calm = await initialised(server.wsUrl, server.tokens.otherViewer);
     expect(calm.outcome).toBe('ack');
@@ -296,6 +299,14 @@ describe('messages per socket', () => {
     await waitUntil(() => pongs(calm) === 15, 10_000, '15 pongs');
     expect(calm.socket.readyState).toBe(WebSocket.OPEN);
     calm.socket.close();
+  });
+
+  it(`closes a socket sending more than ${MESSAGES_BEFORE_ADMISSION} messages before its connection_init is accepted`, async () => {
+    const server = await serve({ engine });
+    const anonymous = await rawSocket({ wsUrl: server.wsUrl });
+    for (let i = 0; i < 100; i++) anonymous.send({ type: 'ping' });
+    expect(await anonymous.closed).toEqual({ code: POLICY_VIOLATION, reason: `Policy Violation: more than ${MESSAGES_BEFORE_ADMISSION} messages before connection_ack` });
+    expect(pongs(anonymous)).toBeLessThanOrEqual(MESSAGES_BEFORE_ADMISSION);
   });
 
   it('counts WebSocket ping frames too', async () => {

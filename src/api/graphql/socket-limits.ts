@@ -26,6 +26,12 @@ const FULL_RETRY_AFTER_SECONDS = 10;
 export const REFUSALS_BEFORE_CLOSE = 100;
 /** WebSocket's Policy Violation. */
 export const POLICY_VIOLATION = 1008;
+/**
+ * Messages a socket may send before its `connection_init` is accepted: a client sends
+ * that one and waits for the ack; graphql-ws would answer anything else (a `ping`) to
+ * anyone, token or not.
+ */
+export const MESSAGES_BEFORE_ADMISSION = 10;
 /** How long a subject whose socket was closed for flooding is refused new sockets. */
 export const FLOOD_PENALTY_SECONDS = BURST_WINDOW_SECONDS;
 /** setTimeout's longest delay (about 24.8 days). */
@@ -69,6 +75,8 @@ export class SocketLimits {
   private readonly refusals = new WeakMap<WebSocket, { count: number; sinceMs: number }>();
   /** Subjects refused new sockets, until when (ms). */
   private readonly penalised = new Map<string, number>();
+  /** The subject of each admitted socket. */
+  private readonly subjects = new WeakMap<WebSocket, string>();
 
   constructor(
     readonly settings: SocketLimitSettings,
@@ -120,29 +128,45 @@ export class SocketLimits {
    * Every message a socket sends is work for this process, answered or not: graphql-ws
    * answers each `ping` with a `pong` and `ws` each ping frame, and one viewer socket
    * had 200,000 pings answered in 2 s while the process served nothing else. Beyond
-   * `messagesPerSecond` (plus `messageBurst` at once) the socket is closed (1008) and
-   * nothing more it sends is answered.
+   * `messagesPerSecond` (plus `messageBurst` at once), or beyond
+   * MESSAGES_BEFORE_ADMISSION before its `connection_init` is accepted, the socket is
+   * closed (1008), nothing more it sends is answered, and its subject (if admitted) is
+   * penalised as a subscribe flood's is.
    */
-  private meterMessages(socket: WebSocket, caller: CallerKey): void {
+  private meterMessages(socket: WebSocket, address: CallerKey): void {
     const { messagesPerSecond, messageBurst } = this.settings;
     let tokens = messageBurst;
     let lastMs = performance.now();
+    let beforeAdmission = 0;
     let closing = false;
-    const spend = () => {
-      if (closing) return;
-      const now = performance.now();
-      tokens = Math.min(messageBurst, tokens + ((now - lastMs) / 1000) * messagesPerSecond);
-      lastMs = now;
-      if (--tokens >= 0) return;
+    const close = (reason: string) => {
       closing = true;
-      this.refusedCallers.refused(caller);
-      socket.close(POLICY_VIOLATION, `Policy Violation: more than ${messagesPerSecond} messages a second (${messageBurst} at once)`);
+      const subject = this.subjects.get(socket);
+      if (subject === undefined) this.refusedCallers.refused(address);
+      else this.penalise(subject);
+      socket.close(POLICY_VIOLATION, reason);
       // Nothing it sends from now on is answered (graphql-ws's handler goes with this one):
       // the rest is read only to find the client's close frame, so the close completes.
       socket.removeAllListeners('message');
     };
+    const spend = () => {
+      if (closing) return;
+      if (!this.subjects.has(socket) && ++beforeAdmission > MESSAGES_BEFORE_ADMISSION) {
+        return close(`Policy Violation: more than ${MESSAGES_BEFORE_ADMISSION} messages before connection_ack`);
+      }
+      const now = performance.now();
+      tokens = Math.min(messageBurst, tokens + ((now - lastMs) / 1000) * messagesPerSecond);
+      lastMs = now;
+      if (--tokens < 0) close(`Policy Violation: more than ${messagesPerSecond} messages a second (${messageBurst} at once)`);
+    };
     socket.on('message', spend);
     socket.on('ping', spend);
+  }
+
+  /** The subject's new sockets are closed at connection_init (1013) for FLOOD_PENALTY_SECONDS. */
+  private penalise(subject: string): void {
+    this.refusedCallers.refused(subjectCaller(subject));
+    this.penalised.set(subject, Date.now() + FLOOD_PENALTY_SECONDS * 1000);
   }
 
   /**
@@ -165,6 +189,7 @@ export class SocketLimits {
       return { code: TRY_AGAIN_LATER, reason: `Try Again Later: this token's subject has ${open} sockets open, the most allowed` };
     }
     this.count(this.bySubject, viewer.subject, +1);
+    this.subjects.set(socket, viewer.subject);
     let timer: NodeJS.Timeout | undefined;
     const closeAtExpiry = () => {
       const remainingMs = (viewer.expiresAt ?? Infinity) * 1000 - Date.now();
@@ -289,7 +314,7 @@ export class SocketLimits {
     let record = this.refusals.get(socket);
     if (!record || now - record.sinceMs > BURST_WINDOW_SECONDS * 1000) this.refusals.set(socket, (record = { count: 0, sinceMs: now }));
     if (++record.count !== REFUSALS_BEFORE_CLOSE + 1) return;
-    this.penalised.set(viewer.subject, now + FLOOD_PENALTY_SECONDS * 1000);
+    this.penalise(viewer.subject);
     // After the answers decided in this turn are written (a close first would drop them).
     setImmediate(() =>
       socket.close(POLICY_VIOLATION, `Policy Violation: more than ${REFUSALS_BEFORE_CLOSE} subscribes refused in ${BURST_WINDOW_SECONDS} s; honour retryAfterSeconds`),
