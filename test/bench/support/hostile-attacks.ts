@@ -142,14 +142,22 @@ async function laneSocket(lane: Lane, context: AttackContext, current: GqlSocket
   return opened.verdict === 'accepted' ? socket : { refused: opened };
 }
 
+/**
+ * The lane's socket (`state.socket` while open, else a new one), or null once the refusal
+ * of a new one is recorded (and `state.socket` cleared). The caller keeps the socket in `state`.
+ */
+async function openLaneSocket(lane: Lane, context: AttackContext, state: { socket: GqlSocket | null }, token: string): Promise<GqlSocket | null> {
+  const socket = await laneSocket(lane, context, state.socket, token);
+  if (!('refused' in socket)) return socket;
+  state.socket = null;
+  lane.record({ ...socket.refused, label: `connect: ${socket.refused.label}` });
+  return null;
+}
+
 /** Sends one document over a lane's socket (as a subscribe) and records its first answer. */
 async function overSocket(lane: Lane, context: AttackContext, state: { socket: GqlSocket | null }, token: string, query: string): Promise<void> {
-  const socket = await laneSocket(lane, context, state.socket, token);
-  if ('refused' in socket) {
-    state.socket = null;
-    lane.record({ ...socket.refused, label: `connect: ${socket.refused.label}` });
-    return;
-  }
+  const socket = await openLaneSocket(lane, context, state, token);
+  if (!socket) return;
   state.socket = socket;
   lane.record(await socket.subscribe({ query }, context.settings.timeoutMs).answer);
 }
@@ -335,12 +343,8 @@ export const ATTACKS: Attack[] = [
     async run(lane, context) {
       const state = { socket: null as GqlSocket | null };
       while (await lane.pace()) {
-        const socket = await laneSocket(lane, context, state.socket, context.tokens.flooder);
-        if ('refused' in socket) {
-          state.socket = null;
-          lane.record({ ...socket.refused, label: `connect: ${socket.refused.label}` });
-          continue;
-        }
+        const socket = await openLaneSocket(lane, context, state, context.tokens.flooder);
+        if (!socket) continue;
         state.socket = socket;
         const started = performance.now();
         for (let i = 0; i < MESSAGE_FLOOD_BATCH; i++) socket.send('{"type":"ping"}');
@@ -391,12 +395,8 @@ export const ATTACKS: Attack[] = [
       let held = 0;
       let turn = 0;
       while (await lane.pace()) {
-        const socket = await laneSocket(lane, context, state.socket, context.tokens.readAllViewer);
-        if ('refused' in socket) {
-          state.socket = null;
-          lane.record({ ...socket.refused, label: `connect: ${socket.refused.label}` });
-          continue;
-        }
+        const socket = await openLaneSocket(lane, context, state, context.tokens.readAllViewer);
+        if (!socket) continue;
         if (socket !== state.socket) held = 0;
         state.socket = socket;
         // A batch per turn: subscribes are cheap to send and the flood is the point.
