@@ -57,9 +57,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *   `refusalCost` of its subject's subscribe allowance, not 1 (as an HTTP refusal does);
  * - the cost of a subscription's selection, paid again on every event, within a
  *   per-event budget (QUERY_TOO_COMPLEX);
- * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED).
- * - messages (and ping frames) per socket, whatever they are: beyond a rate with a burst
- *   allowance the socket closes with 1008;
+ * - `jobEvents` subscriptions (dashboards) per subject, across its sockets (RATE_LIMITED);
+ * - messages (and ping frames) per socket, whatever they are, and at most
+ *   MESSAGES_BEFORE_ADMISSION before `connection_init` is accepted: beyond, the socket
+ *   closes with 1008 and its subject is penalised as a subscribe flood's is.
  * Each refusal also sends its caller (the address for an upgrade, the subject after) to
  * the back (`RefusedCallers`): its next upgrades and subscribes wait behind everyone else's.
  */
