@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpConnectionSettings } from '../config';
 import { addressKey } from './client-address';
+import { OpenCounts } from './open-counts';
 import { ErrorCode } from './graphql/errors';
 
 /**
@@ -23,13 +24,12 @@ export function limitConnections(server: http.Server, settings: HttpConnectionSe
   server.headersTimeout = settings.headersTimeoutMs;
   server.requestTimeout = settings.requestTimeoutMs;
   server.maxConnections = settings.maxTotal;
-  const open = new Map<string, number>();
+  const open = new OpenCounts();
   const refusal = tooManyConnections(settings.maxPerAddress);
   // Before Node's own listener, so that a refused socket is closed before a parser is given it.
   server.prependListener('connection', (socket: Socket) => {
     const key = addressKey(socket.remoteAddress);
-    const count = open.get(key) ?? 0;
-    if (count >= settings.maxPerAddress) {
+    if (open.get(key) >= settings.maxPerAddress) {
       // A fresh socket's send buffer is empty: the answer is in the kernel before the
       // close. Closed now rather than after a graceful end, which would leave the socket
       // to Node's parser meanwhile and run a request that arrived on it; a client that
@@ -38,12 +38,8 @@ export function limitConnections(server: http.Server, settings: HttpConnectionSe
       socket.destroy();
       return;
     }
-    open.set(key, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left > 0) open.set(key, left);
-      else open.delete(key);
-    });
+    open.opened(key);
+    socket.once('close', () => open.closed(key));
   });
 }
 

@@ -6,6 +6,7 @@ import type { VerifyClientCallbackAsync, WebSocketServer } from 'ws';
 import type { Config } from '../../config';
 import type { Viewer } from '../auth/viewer';
 import { requestAddressKey } from '../client-address';
+import { OpenCounts } from '../open-counts';
 import { BURST_WINDOW_SECONDS, KeyedRateLimiter } from '../rate-limiter';
 import { addressCaller, subjectCaller, type CallerKey, type RefusedCallers } from '../refused-callers';
 import { apiError, ErrorCode } from './errors';
@@ -65,9 +66,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the back (`RefusedCallers`): its next upgrades and subscribes wait behind everyone else's.
  */
 export class SocketLimits {
-  private readonly byAddress = new Map<string, number>();
-  private readonly bySubject = new Map<string, number>();
-  private readonly dashboards = new Map<string, number>();
+  private readonly byAddress = new OpenCounts();
+  private readonly bySubject = new OpenCounts();
+  private readonly dashboards = new OpenCounts();
   /** Per socket, its open dashboards: operation id to subject. */
   private readonly dashboardsBySocket = new WeakMap<WebSocket, Map<string, string>>();
   private readonly subscribes: KeyedRateLimiter;
@@ -98,7 +99,7 @@ export class SocketLimits {
       callback(false, status, message, { 'Retry-After': String(retryAfterSeconds) });
     };
     const check = () => {
-      if ((this.byAddress.get(key) ?? 0) >= this.settings.maxConnectionsPerAddress) {
+      if (this.byAddress.get(key) >= this.settings.maxConnectionsPerAddress) {
         return refuse(429, `Too many sockets from this address (at most ${this.settings.maxConnectionsPerAddress})`, FULL_RETRY_AFTER_SECONDS);
       }
       this.connects.take(key).then(
@@ -119,8 +120,8 @@ export class SocketLimits {
   track(server: WebSocketServer): void {
     server.on('connection', (socket: WebSocket, request: IncomingMessage) => {
       const key = requestAddressKey(request);
-      this.count(this.byAddress, key, +1);
-      socket.once('close', () => this.count(this.byAddress, key, -1));
+      this.byAddress.opened(key);
+      socket.once('close', () => this.byAddress.closed(key));
       this.meterMessages(socket, addressCaller(key));
     });
   }
@@ -143,8 +144,8 @@ export class SocketLimits {
     const close = (reason: string) => {
       closing = true;
       const subject = this.subjects.get(socket);
-      if (subject === undefined) this.refusedCallers.refused(address);
-      else this.penalise(subject);
+      this.refusedCallers.refused(subject === undefined ? address : subjectCaller(subject));
+      if (subject !== undefined) this.penalise(subject);
       socket.close(POLICY_VIOLATION, reason);
       // Nothing it sends from now on is answered (graphql-ws's handler goes with this one):
       // the rest is read only to find the client's close frame, so the close completes.
@@ -166,7 +167,6 @@ export class SocketLimits {
 
   /** The subject's new sockets are closed at connection_init (1013) for FLOOD_PENALTY_SECONDS. */
   private penalise(subject: string): void {
-    this.refusedCallers.refused(subjectCaller(subject));
     this.penalised.set(subject, Date.now() + FLOOD_PENALTY_SECONDS * 1000);
   }
 
@@ -185,11 +185,11 @@ export class SocketLimits {
       }
       this.penalised.delete(viewer.subject);
     }
-    const open = this.bySubject.get(viewer.subject) ?? 0;
+    const open = this.bySubject.get(viewer.subject);
     if (open >= this.settings.maxConnectionsPerSubject) {
       return { code: TRY_AGAIN_LATER, reason: `Try Again Later: this token's subject has ${open} sockets open, the most allowed` };
     }
-    this.count(this.bySubject, viewer.subject, +1);
+    this.bySubject.opened(viewer.subject);
     this.subjects.set(socket, viewer.subject);
     let timer: NodeJS.Timeout | undefined;
     const closeAtExpiry = () => {
@@ -205,7 +205,7 @@ export class SocketLimits {
     closeAtExpiry();
     socket.once('close', () => {
       clearTimeout(timer);
-      this.count(this.bySubject, viewer.subject, -1);
+      this.bySubject.closed(viewer.subject);
     });
     return null;
   }
@@ -281,17 +281,17 @@ export class SocketLimits {
     // Closed while the operation was being admitted: its 'close' has fired, nothing would release the claim.
     if (socket.readyState !== socket.OPEN) return null;
     const max = this.settings.maxDashboardsPerSubject;
-    if ((this.dashboards.get(viewer.subject) ?? 0) >= max) {
+    if (this.dashboards.get(viewer.subject) >= max) {
       return apiError(ErrorCode.RATE_LIMITED, `This token has ${max} jobEvents subscriptions open, the most allowed: complete one first`, { limit: max });
     }
-    this.count(this.dashboards, viewer.subject, +1);
+    this.dashboards.opened(viewer.subject);
     let claims = this.dashboardsBySocket.get(socket);
     if (!claims) {
       const mine = new Map<string, string>();
       claims = mine;
       this.dashboardsBySocket.set(socket, mine);
       socket.once('close', () => {
-        for (const subject of mine.values()) this.count(this.dashboards, subject, -1);
+        for (const subject of mine.values()) this.dashboards.closed(subject);
         mine.clear();
       });
     }
@@ -305,7 +305,7 @@ export class SocketLimits {
     const subject = claims?.get(id);
     if (subject === undefined) return;
     claims!.delete(id);
-    this.count(this.dashboards, subject, -1);
+    this.dashboards.closed(subject);
   }
 
   /** Counts a RATE_LIMITED answer to `socket`; past REFUSALS_BEFORE_CLOSE in a window, closes it and penalises its subject. */
@@ -320,12 +320,6 @@ export class SocketLimits {
     setImmediate(() =>
       socket.close(POLICY_VIOLATION, `Policy Violation: more than ${REFUSALS_BEFORE_CLOSE} subscribes refused in ${BURST_WINDOW_SECONDS} s; honour retryAfterSeconds`),
     );
-  }
-
-  private count(map: Map<string, number>, key: string, delta: number): void {
-    const next = (map.get(key) ?? 0) + delta;
-    if (next <= 0) map.delete(key);
-    else map.set(key, next);
   }
 }
 

@@ -300,7 +300,7 @@ export const ATTACKS: Attack[] = [
         // Closed by EXPIRY_GRACE_MS past the expiry (refused), or still open then (accepted).
         const started = performance.now();
         const waitMs = Math.max(0, expiresAtMs + EXPIRY_GRACE_MS - Date.now());
-        const closedBy = await Promise.race([socket.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs))]);
+        const closedBy = await socket.closedWithin(waitMs);
         lane.record(
           closedBy === null
             ? { label: `still open ${EXPIRY_GRACE_MS / 1000} s past expiry`, verdict: 'accepted', ms: performance.now() - started }
@@ -348,7 +348,7 @@ export const ATTACKS: Attack[] = [
         state.socket = socket;
         const started = performance.now();
         for (let i = 0; i < MESSAGE_FLOOD_BATCH; i++) socket.send('{"type":"ping"}');
-        const closedBy = await Promise.race([socket.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), MESSAGE_FLOOD_WAIT_MS))]);
+        const closedBy = await socket.closedWithin(MESSAGE_FLOOD_WAIT_MS);
         const ms = performance.now() - started;
         lane.record(
           closedBy === null

@@ -296,6 +296,13 @@ export class GqlSocket implements HeldConnection {
     return { id, answer };
   }
 
+  /** The close code if the socket closes within `ms`, else null (the socket stays as it is). */
+  closedWithin(ms: number): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+    return Promise.race([this.closed, waited]).finally(() => clearTimeout(timer));
+  }
+
   send(data: string | Buffer): void {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(data);
   }
