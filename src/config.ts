@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import {
   CONNECT_TIMEOUT_MS_DEFAULT,
@@ -79,6 +80,11 @@ export interface HttpConnectionSettings {
   headersTimeoutMs: number;
   /** A whole request, body included, must arrive within this (408 and closed otherwise). */
   requestTimeoutMs: number;
+  /**
+   * Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client:
+   * the per-address limits then key the client, not the proxy (see ClientAddresses).
+   */
+  trustedProxies: readonly string[];
 }
 
 /**
@@ -94,6 +100,8 @@ export const DEFAULT_HTTP_CONNECTIONS: HttpConnectionSettings = {
   headersTimeoutMs: 10_000,
   // An admin's `.ctt` import of GRAPHQL_MAX_BODY_BYTES over a slow link.
   requestTimeoutMs: 120_000,
+  // Nobody: a client could otherwise name any address it likes in X-Forwarded-For.
+  trustedProxies: [],
 };
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
@@ -203,7 +211,27 @@ function httpConnections(env: Env): HttpConnectionSettings {
     maxTotal: int(env, 'HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_CONNECTIONS.maxTotal, 1, 1_000_000),
     headersTimeoutMs,
     requestTimeoutMs,
+    trustedProxies: trustedProxies(env),
   };
+}
+
+/** `TRUSTED_PROXIES`: a comma-separated list of IPv4/IPv6 addresses and CIDR ranges. */
+function trustedProxies(env: Env): string[] {
+  const raw = str(env, 'TRUSTED_PROXIES');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!isAddressOrRange(entry)) throw new ConfigError('TRUSTED_PROXIES', raw, 'comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16,fd00::/8');
+  }
+  return entries;
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -132,15 +132,24 @@ describe('loadConfig', () => {
   });
 
   it('HTTP connection bounds: defaults, taken values, a request timeout under the headers timeout refused', () => {
-    expect(loadConfig({}).httpConnections).toEqual({ maxPerAddress: 256, maxTotal: 10_000, headersTimeoutMs: 10_000, requestTimeoutMs: 120_000 });
+    expect(loadConfig({}).httpConnections).toEqual({ maxPerAddress: 256, maxTotal: 10_000, headersTimeoutMs: 10_000, requestTimeoutMs: 120_000, trustedProxies: [] });
     expect(
       loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000', HTTP_MAX_CONNECTIONS: '50000', HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '600000' })
         .httpConnections,
-    ).toEqual({ maxPerAddress: 1000, maxTotal: 50_000, headersTimeoutMs: 5_000, requestTimeoutMs: 600_000 });
+    ).toEqual({ maxPerAddress: 1000, maxTotal: 50_000, headersTimeoutMs: 5_000, requestTimeoutMs: 600_000, trustedProxies: [] });
     expect(configError({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).variable).toBe('HTTP_MAX_CONNECTIONS_PER_ADDRESS');
     const error = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
     expect(error.variable).toBe('HTTP_REQUEST_TIMEOUT_MS');
     expect(error.message).toMatch(/at least HTTP_HEADERS_TIMEOUT_MS \(30000\)/);
+  });
+
+  it('TRUSTED_PROXIES: nobody by default; addresses and CIDR ranges of both families; anything else refused', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.5, 10.1.0.0/16 ,fd00::/8,::1 ' }).httpConnections.trustedProxies).toEqual(['10.0.0.5', '10.1.0.0/16', 'fd00::/8', '::1']);
+    for (const bad of ['nginx', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/8/1', '10.0.0.0/', '10.0.0.0/-1', '*']) {
+      const error = configError({ TRUSTED_PROXIES: bad });
+      expect(error.variable).toBe('TRUSTED_PROXIES');
+      expect(error.message).toMatch(/IP addresses or CIDR ranges/);
+    }
   });
 });
 

@@ -8,10 +8,9 @@ import net from 'node:net';
  */
 export function addressKey(remoteAddress: string | undefined): string {
   if (!remoteAddress) return 'unknown';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(remoteAddress);
-  if (mapped) return mapped[1]!;
-  if (!net.isIPv6(remoteAddress)) return remoteAddress;
-  return `${expandIPv6(remoteAddress).slice(0, 4).join(':')}::/64`;
+  const address = unmapped(remoteAddress);
+  if (!net.isIPv6(address)) return address;
+  return `${expandIPv6(address).slice(0, 4).join(':')}::/64`;
 }
 
 /** The eight groups of an IPv6 address ("::" filled in, zone dropped), lower case without leading zeros. */
@@ -23,7 +22,75 @@ function expandIPv6(address: string): string[] {
   return groups.map((g) => (g.includes('.') ? g : String(parseInt(g, 16).toString(16))));
 }
 
-export const requestAddressKey = (req: IncomingMessage): string => addressKey(req.socket.remoteAddress);
+/** Most X-Forwarded-For entries read from the right (a chain of proxies is a few hops long). */
+const MAX_FORWARDED_HOPS = 16;
+
+/**
+ * Who a request comes from. Directly connected, the peer. Through a trusted reverse
+ * proxy (`TRUSTED_PROXIES`), the client its `X-Forwarded-For` names: read from the
+ * right, the first address that is not a trusted proxy itself. Only the right end can
+ * be believed — each proxy appends the peer it saw, and a client may put anything to
+ * the left — so a client that names someone else in the header gains nothing. Without
+ * this, every client behind a proxy shares the proxy's address and its per-address
+ * limits: one of them at the anonymous rate would refuse everyone.
+ */
+export class ClientAddresses {
+  private readonly trusted = new net.BlockList();
+  private readonly trustsAnyone: boolean;
+
+  constructor(trustedProxies: readonly string[]) {
+    for (const entry of trustedProxies) {
+      const [address = '', prefix] = entry.split('/');
+      const family = net.isIPv6(address) ? 'ipv6' : 'ipv4';
+      if (prefix === undefined) this.trusted.addAddress(address, family);
+      else this.trusted.addSubnet(address, Number(prefix), family);
+    }
+    this.trustsAnyone = trustedProxies.length > 0;
+  }
+
+  /** A connection from a trusted proxy carries many clients: per-address caps on connections do not apply to it. */
+  isTrustedProxy(remoteAddress: string | undefined): boolean {
+    if (!this.trustsAnyone || remoteAddress === undefined) return false;
+    const address = unmapped(remoteAddress);
+    return this.trusted.check(address, net.isIPv6(address) ? 'ipv6' : 'ipv4');
+  }
+
+  /** The client's address: the peer, or through trusted proxies the one `X-Forwarded-For` names. */
+  addressOf(req: IncomingMessage): string | undefined {
+    let client = req.socket.remoteAddress;
+    if (!this.isTrustedProxy(client)) return client;
+    const header = req.headers['x-forwarded-for'];
+    // Node joins repeated X-Forwarded-For headers with ", " in arrival order.
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
+    for (let i = hops.length - 1; i >= Math.max(0, hops.length - MAX_FORWARDED_HOPS); i--) {
+      const hop = plainAddress(hops[i]!.trim());
+      // What a trusted proxy cannot have written (it appends the peer it saw) ends the walk at that proxy.
+      if (hop === undefined) return client;
+      client = hop;
+      if (!this.isTrustedProxy(client)) return client;
+    }
+    return client;
+  }
+
+  /** The per-address limits' key for a request (see addressKey). */
+  keyOf(req: IncomingMessage): string {
+    return addressKey(this.addressOf(req));
+  }
+}
+
+/** "::ffff:10.1.2.3" as "10.1.2.3", so that IPv4 ranges match it. */
+function unmapped(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped ? mapped[1]! : address;
+}
+
+/** An X-Forwarded-For entry's address, without a port ("1.2.3.4:80", "[::1]:80") some proxies add; undefined when it is none. */
+function plainAddress(entry: string): string | undefined {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(entry);
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(entry);
+  const address = bracketed?.[1] ?? withPort?.[1] ?? entry;
+  return net.isIP(address) === 0 ? undefined : address;
+}
 
 const isLoopbackAddress = (address: string | undefined): boolean =>
   address !== undefined && (address === '::1' || /^(::ffff:)?127\./i.test(address));

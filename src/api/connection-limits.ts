@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpConnectionSettings } from '../config';
-import { addressKey } from './client-address';
+import { addressKey, type ClientAddresses } from './client-address';
 import { OpenCounts } from './open-counts';
 import { ErrorCode } from './graphql/errors';
 
@@ -18,9 +18,11 @@ const RETRY_AFTER_SECONDS = 10;
  * CONNECTIONS_CHECKING_INTERVAL_MS). A connection beyond its address's cap is answered
  * 429 with `Retry-After` and closed before any of it is read: no request on it runs.
  * An upgraded (graphql-ws) connection stays counted until it closes; the request
- * timeouts stop applying to it once upgraded.
+ * timeouts stop applying to it once upgraded. A trusted proxy's connections carry many
+ * clients and count only towards the total: the limits per request and per socket key
+ * each client by the address the proxy forwards.
  */
-export function limitConnections(server: http.Server, settings: HttpConnectionSettings): void {
+export function limitConnections(server: http.Server, settings: HttpConnectionSettings, addresses: ClientAddresses): void {
   server.headersTimeout = settings.headersTimeoutMs;
   server.requestTimeout = settings.requestTimeoutMs;
   server.maxConnections = settings.maxTotal;
@@ -28,6 +30,7 @@ export function limitConnections(server: http.Server, settings: HttpConnectionSe
   const refusal = tooManyConnections(settings.maxPerAddress);
   // Before Node's own listener, so that a refused socket is closed before a parser is given it.
   server.prependListener('connection', (socket: Socket) => {
+    if (addresses.isTrustedProxy(socket.remoteAddress)) return;
     const key = addressKey(socket.remoteAddress);
     if (open.get(key) >= settings.maxPerAddress) {
       // A fresh socket's send buffer is empty: the answer is in the kernel before the

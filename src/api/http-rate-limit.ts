@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { Authenticator } from './auth/authenticator';
-import { requestAddressKey } from './client-address';
+import type { ClientAddresses } from './client-address';
 import { ErrorCode } from './graphql/errors';
 import { KeyedRateLimiter } from './rate-limiter';
 import { addressCaller, subjectCaller, type CallerKey, type RefusedCallers } from './refused-callers';
@@ -36,6 +36,8 @@ export function httpRateLimit(options: {
   refusalCost: number;
   authenticator: Authenticator;
   refusedCallers: RefusedCallers;
+  /** Who a request without a valid token is, for its address's allowance. */
+  addresses: ClientAddresses;
 }): RequestHandler {
   const extraForRefusal = options.refusalCost - 1;
   const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
@@ -53,7 +55,7 @@ export function httpRateLimit(options: {
     }
     res.locals.subject = subject;
     const limiter = subject !== null ? bySubject : byAddress;
-    const key = subject !== null ? subject : requestAddressKey(req);
+    const key = subject !== null ? subject : options.addresses.keyOf(req);
     const caller: CallerKey = subject !== null ? subjectCaller(subject) : addressCaller(key);
     res.locals.caller = caller;
     // A caller refused lately has even its allowance checked (and its 429 written) in its turn at the back.

@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../engine/engine';
 import { DEFAULT_HTTP_CONNECTIONS, OpsAccess, type HttpConnectionSettings } from '../config';
+import { ClientAddresses } from './client-address';
 import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './connection-limits';
 import { healthRoutes } from './health-routes';
 import { opsAccessGuard, type OpsAccessSettings } from './ops-access';
@@ -20,7 +21,7 @@ export interface HttpServerOptions {
   /** Connections per address and in all, and how long a request may take to arrive; DEFAULT_HTTP_CONNECTIONS when not given. */
   connections?: HttpConnectionSettings;
   /** Mounts the GraphQL endpoint and anything else the API role serves. */
-  mount?: (app: Express, server: http.Server) => Promise<() => Promise<void>>;
+  mount?: (app: Express, server: http.Server, addresses: ClientAddresses) => Promise<() => Promise<void>>;
 }
 
 export interface RunningHttpServer {
@@ -39,8 +40,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   app.use(healthRoutes(options.engine, options.logger));
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
   const server = serverFor(app);
-  limitConnections(server, options.connections ?? DEFAULT_HTTP_CONNECTIONS);
-  const unmount = options.mount ? await options.mount(app, server) : async () => undefined;
+  const connections = options.connections ?? DEFAULT_HTTP_CONNECTIONS;
+  const addresses = new ClientAddresses(connections.trustedProxies);
+  limitConnections(server, connections, addresses);
+  const unmount = options.mount ? await options.mount(app, server, addresses) : async () => undefined;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -20,7 +20,7 @@ import { callerBodyLimit } from '../body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { behindRefusedCallers, httpRateLimit } from '../http-rate-limit';
 import { addressCaller, RefusedCallers, subjectCaller } from '../refused-callers';
-import { requestAddressKey } from '../client-address';
+import type { ClientAddresses } from '../client-address';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
@@ -62,13 +62,15 @@ type SocketExtra = {
  * graphql-ws on the same port and path, GraphiQL at /graphiql, and the web page at /. Use as
  * `startHttpServer({ …, mount: graphqlMount(options) })`.
  */
-export function graphqlMount(options: GraphQLMountOptions): (app: Express, server: http.Server) => Promise<() => Promise<void>> {
-  return async (app, server) => {
+export function graphqlMount(
+  options: GraphQLMountOptions,
+): (app: Express, server: http.Server, addresses: ClientAddresses) => Promise<() => Promise<void>> {
+  return async (app, server, addresses) => {
     const { engine, logger, auth, settings } = options;
     const limits = options.limits ?? DEFAULT_LIMITS;
     // Callers refused lately wait behind everyone else, over HTTP and on sockets alike.
     const refusedCallers = new RefusedCallers(limits.refusedCallerSeconds);
-    const socketLimits = new SocketLimits(limits.socket, limits.refusalCost, refusedCallers);
+    const socketLimits = new SocketLimits(limits.socket, limits.refusalCost, refusedCallers, addresses);
     const schema = await buildApiSchema();
     const hub = new JobEventHub(engine);
     // Lost events of watched jobs are made good by reading those jobs again.
@@ -96,14 +98,14 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
     // what a turn sends to one socket leaves as one write.
     wsServer.on('connection', (socket, request) => {
       coalesceSocketWrites(request.socket);
-      keepClientProtocolErrorsOut(socket, logger, request.socket.remoteAddress);
+      keepClientProtocolErrorsOut(socket, logger, addresses.addressOf(request));
     });
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
     const socketServer = useServer<Record<string, unknown> | undefined, SocketExtra>(
       {
         schema,
         onConnect: async (ctx) => {
-          const address = addressCaller(requestAddressKey(ctx.extra.request));
+          const address = addressCaller(addresses.keyOf(ctx.extra.request));
           if (!(await refusedCallers.turn(address))) {
             ctx.extra.socket.close(TRY_AGAIN_LATER, 'Try Again Later: too many sockets waiting from callers refused lately');
             return false;
@@ -240,7 +242,7 @@ export function graphqlMount(options: GraphQLMountOptions): (app: Express, serve
 
     app.use(
       GRAPHQL_PATH,
-      httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator, refusedCallers }),
+      httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator, refusedCallers, addresses }),
       ...callerBodyLimit(settings),
       behindRefusedCallers(refusedCallers),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),

@@ -5,7 +5,7 @@ import type WebSocket from 'ws';
 import type { VerifyClientCallbackAsync, WebSocketServer } from 'ws';
 import type { Config } from '../../config';
 import type { Viewer } from '../auth/viewer';
-import { requestAddressKey } from '../client-address';
+import type { ClientAddresses } from '../client-address';
 import { OpenCounts } from '../open-counts';
 import { BURST_WINDOW_SECONDS, KeyedRateLimiter } from '../rate-limiter';
 import { addressCaller, subjectCaller, type CallerKey, type RefusedCallers } from '../refused-callers';
@@ -85,6 +85,8 @@ export class SocketLimits {
     /** What a subscribe refused by the document checks spends of its subject's allowance (`documentRefused`). */
     private readonly refusalCost: number,
     readonly refusedCallers: RefusedCallers,
+    /** Who an upgrade comes from, for the limits per address. */
+    private readonly addresses: ClientAddresses,
   ) {
     this.subscribes = new KeyedRateLimiter(settings.subscribePerSecond, settings.subscribeBurst);
     this.connects = new KeyedRateLimiter(settings.connectsPerSecond, settings.connectBurst);
@@ -92,7 +94,7 @@ export class SocketLimits {
 
   /** For `new WebSocketServer({ verifyClient })`: refuses an upgrade from an address at its cap or over its rate of new sockets. */
   readonly verifyClient: VerifyClientCallbackAsync = (info, callback) => {
-    const key = requestAddressKey(info.req);
+    const key = this.addresses.keyOf(info.req);
     const caller = addressCaller(key);
     const refuse = (status: number, message: string, retryAfterSeconds: number) => {
       this.refusedCallers.refused(caller);
@@ -119,7 +121,7 @@ export class SocketLimits {
    */
   track(server: WebSocketServer): void {
     server.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-      const key = requestAddressKey(request);
+      const key = this.addresses.keyOf(request);
       this.byAddress.opened(key);
       socket.once('close', () => this.byAddress.closed(key));
       this.meterMessages(socket, addressCaller(key));
