@@ -11,7 +11,7 @@ import http from 'node:http';
 import { SignJWT } from 'jose';
 import { Authenticator } from '../../../src/api/auth/authenticator';
 import { ApiRole, READ_ALL_JOBS_GRANT } from '../../../src/api/auth/viewer';
-import { GqlSocket, postGraphQL, SlowRequest, type HeldConnection, type Outcome } from './hostile-net';
+import { getUrl, GqlSocket, postGraphQL, SlowRequest, type HeldConnection, type Outcome } from './hostile-net';
 import type { AttackSettings } from './hostile-protocol';
 
 export interface Lane {
@@ -51,6 +51,9 @@ export interface Attack {
   lanes: (settings: AttackSettings) => number;
   run(lane: Lane, context: AttackContext): Promise<void>;
 }
+
+/** Health requests the health flood sends at once each turn. */
+const HEALTH_FLOOD_BATCH = 50;
 
 let counter = 0;
 /** A comment that makes each document's text unique. */
@@ -355,6 +358,28 @@ export const ATTACKS: Attack[] = [
             ? { label: `socket still open ${MESSAGE_FLOOD_WAIT_MS / 1000} s after the batch`, verdict: 'accepted', ms }
             : { label: `close ${closedBy}`, verdict: closedBy === 1006 ? 'failed' : 'refused', ms, detail: socket.closeReason },
         );
+      }
+    },
+  },
+  {
+    name: 'health-flood',
+    who: 'anonymous, HTTP',
+    what: `${HEALTH_FLOOD_BATCH} GETs of /health/ready and /health/messaging at once per turn (public: they answer anyone)`,
+    lanes: () => 1,
+    async run(lane, context) {
+      const base = context.graphqlUrl.replace(/\/graphql$/, '');
+      // A connection per request of a batch, kept: the batch is in flight at once.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: HEALTH_FLOOD_BATCH });
+      let turn = 0;
+      try {
+        while (await lane.pace()) {
+          const batch = Array.from({ length: HEALTH_FLOOD_BATCH }, () =>
+            getUrl(`${base}/health/${turn++ % 2 ? 'ready' : 'messaging'}`, { localAddress: lane.address, timeoutMs: context.settings.timeoutMs, agent }),
+          );
+          for (const outcome of await Promise.all(batch)) lane.record(outcome);
+        }
+      } finally {
+        agent.destroy();
       }
     },
   },

@@ -116,6 +116,36 @@ export function postGraphQL(url: string, body: string | Buffer, options: PostOpt
   });
 }
 
+/** GETs `url` (an operator endpoint) and reads the whole answer: 200 is accepted, a 5xx a server error, anything else refused. */
+export function getUrl(url: string, options: Pick<PostOptions, 'localAddress' | 'timeoutMs' | 'agent'>): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (label: string, verdict: Verdict, detail?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ label, verdict, ms: performance.now() - started, detail });
+    };
+    const request = http.get(url, { agent: options.agent, localAddress: options.localAddress }, (response) => {
+      let head = '';
+      response.on('data', (chunk: Buffer) => {
+        if (head.length < 1_024) head += chunk.toString('utf8', 0, Math.min(chunk.length, 1_024 - head.length));
+      });
+      response.on('end', () => {
+        const status = response.statusCode ?? 0;
+        finish(`HTTP ${status}`, status === 200 ? 'accepted' : status >= 500 ? 'server-error' : 'refused', short(head));
+      });
+      response.on('error', (error) => finish(`connection error ${(error as NodeJS.ErrnoException).code ?? error.message}`, 'failed'));
+    });
+    request.on('error', (error) => finish(`connection error ${(error as NodeJS.ErrnoException).code ?? error.message}`, 'failed'));
+    const timer = setTimeout(() => {
+      request.destroy();
+      finish('timeout', 'failed');
+    }, options.timeoutMs);
+  });
+}
+
 /** A `ws` WebSocket that connects from a given loopback address (for graphql-ws's `createClient`). */
 export function webSocketFrom(localAddress: string): typeof WebSocket {
   return class extends WebSocket {
