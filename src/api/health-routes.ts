@@ -1,16 +1,6 @@
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../engine/engine';
-import type { MessagingHealth } from '../engine/health';
-
-/**
- * How long one health check's result answers /health/ready and /health/messaging. Each
- * check runs the backlog queries and asks the broker; these routes answer anyone (ready
- * always), so without a bound every request would be that work, and a flood of them
- * would take the database pool from the operations. A prober asks every few seconds:
- * a result this old is fresh to it.
- */
-export const HEALTH_RESULT_REUSE_MS = 1_000;
 
 /**
  * /health/live — the process is up (for restarts by an orchestrator).
@@ -18,18 +8,16 @@ export const HEALTH_RESULT_REUSE_MS = 1_000;
  * /health/messaging — the outbox backlog and the figures an operator watches.
  * Live and ready are public and say only up / ready and why not; messaging and /metrics
  * can be restricted (OPS_ENDPOINTS, see server.ts). None sends an error's text: a
- * failed check answers 503 and logs its cause. Ready and messaging share one check at a
- * time, and its result for HEALTH_RESULT_REUSE_MS: however many ask, the process runs at
- * most one check a second.
+ * failed check answers 503 and logs its cause. However many ask, the engine runs at most
+ * one check a second (see JobEngine.health).
  */
-export function healthRoutes(engine: Pick<JobEngine, 'health'>, logger?: Logger): Router {
+export function healthRoutes(engine: JobEngine, logger?: Logger): Router {
   const router = Router();
-  const checked = sharedCheck(engine, logger);
   router.get('/health/live', (_req, res) => {
     res.json({ status: 'UP' });
   });
   router.get('/health/ready', async (_req, res) => {
-    const health = await checked();
+    const health = await checked(engine, logger);
     if (!health) {
       res.status(503).json({ status: 'NOT_READY' });
       return;
@@ -42,7 +30,7 @@ export function healthRoutes(engine: Pick<JobEngine, 'health'>, logger?: Logger)
     });
   });
   router.get('/health/messaging', async (_req, res) => {
-    const health = await checked();
+    const health = await checked(engine, logger);
     if (!health) {
       res.status(503).json({ status: 'UNHEALTHY', problems: ['the health check failed (see the log)'] });
       return;
@@ -52,25 +40,12 @@ export function healthRoutes(engine: Pick<JobEngine, 'health'>, logger?: Logger)
   return router;
 }
 
-/**
- * The engine's health, or null (logged) if even the check failed: the check in flight if
- * there is one, else the last result while it is younger than HEALTH_RESULT_REUSE_MS,
- * else a new check.
- */
-function sharedCheck(engine: Pick<JobEngine, 'health'>, logger: Logger | undefined): () => Promise<MessagingHealth | null> {
-  let last: Promise<MessagingHealth | null> | null = null;
-  /** When the last check ended; null while it runs. */
-  let endedAt: number | null = null;
-  return () => {
-    if (last && (endedAt === null || Date.now() - endedAt < HEALTH_RESULT_REUSE_MS)) return last;
-    endedAt = null;
-    last = engine
-      .health()
-      .catch((error: unknown) => {
-        logger?.error({ err: error }, 'health check failed');
-        return null;
-      })
-      .finally(() => (endedAt = Date.now()));
-    return last;
-  };
+/** The engine's health, or null (logged) if even the check failed. */
+async function checked(engine: JobEngine, logger: Logger | undefined) {
+  try {
+    return await engine.health();
+  } catch (error) {
+    logger?.error({ err: error }, 'health check failed');
+    return null;
+  }
 }

@@ -8,7 +8,7 @@ import { inTransaction, poolSql, type Sql } from './db/sql';
 import { enqueueInEm, enqueueInPool, type EnqueueRequest, type EnqueueResult } from './enqueue';
 import { conflict, isUniqueViolation, notFound } from './errors';
 import type { EventBus } from './events/event-bus';
-import { checkMessagingHealth, type MessagingHealth } from './health';
+import { checkMessagingHealth, SharedHealthCheck, type MessagingHealth } from './health';
 import { LeaseRescuer } from './maintenance/lease-rescuer';
 import { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 import { OutboxRepublisher } from './maintenance/outbox-republisher';
@@ -105,10 +105,14 @@ export class JobEngine {
   private readonly sql: Sql;
   /** Enqueues outside a caller's transaction: those that meet in time share one statement. */
   private readonly inserts: Batcher<InsertJobArgs, JobRow>;
+  private readonly healthCheck: SharedHealthCheck;
 
   constructor(private readonly options: EngineOptions) {
     const { pool, transport, logger, settings } = options;
     this.sql = poolSql(pool);
+    this.healthCheck = new SharedHealthCheck(() =>
+      checkMessagingHealth(pool, transport, options.bus, (error) => logger.warn({ err: error }, 'health check: the database query failed')),
+    );
     this.metrics = options.metrics ?? new EngineMetrics();
     this.publisher = options.roles.publisher
       ? new OutboxPublisher({
@@ -306,10 +310,9 @@ export class JobEngine {
     return job;
   }
 
-  async health(): Promise<MessagingHealth> {
-    return checkMessagingHealth(this.options.pool, this.options.transport, this.options.bus, (error) =>
-      this.options.logger.warn({ err: error }, 'health check: the database query failed'),
-    );
+  /** The messaging health, checked at most once per HEALTH_RESULT_REUSE_MS however many ask (see SharedHealthCheck). */
+  health(): Promise<MessagingHealth> {
+    return this.healthCheck.current();
   }
 
   /** Watch every job event in this process (the bus carries events from all processes). */

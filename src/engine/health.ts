@@ -8,6 +8,15 @@ import { OutboxState } from './types';
 /** A queued job waiting longer than this makes the service DEGRADED. */
 export const OLDEST_WAITING_DEGRADED_SECONDS = 300;
 
+/**
+ * How long one check's result answers every caller. A check runs the backlog queries
+ * (counts over the live outbox: the bigger the backlog, the dearer) and asks the broker;
+ * /health/ready answers anyone, and a viewer may ask `messagingHealth` under twenty
+ * aliases a request — one check per asker would let a flood of them take the database
+ * from the jobs. A prober that asks every few seconds still sees a fresh result.
+ */
+export const HEALTH_RESULT_REUSE_MS = 1_000;
+
 export enum HealthStatus {
   HEALTHY = 'HEALTHY',
   /** Works, but something needs a look (see `problems`). */
@@ -88,4 +97,32 @@ export async function checkMessagingHealth(
     oldestPendingMessageAgeSeconds: figures?.oldestPendingMessageAgeSeconds ?? null,
     checkedAt: new Date(),
   };
+}
+
+/**
+ * One check at a time, its result shared: a caller gets the check in flight if there is
+ * one, else the last result while it ended less than HEALTH_RESULT_REUSE_MS ago (its
+ * `checkedAt` says when), else a new check.
+ */
+export class SharedHealthCheck {
+  private last: Promise<MessagingHealth> | null = null;
+  /** When the last check ended; null while it runs. */
+  private endedAt: number | null = null;
+
+  constructor(
+    private readonly check: () => Promise<MessagingHealth>,
+    private readonly reuseMs = HEALTH_RESULT_REUSE_MS,
+  ) {}
+
+  current(): Promise<MessagingHealth> {
+    if (this.last && (this.endedAt === null || Date.now() - this.endedAt < this.reuseMs)) return this.last;
+    this.endedAt = null;
+    const check = this.check();
+    this.last = check;
+    const ended = () => {
+      if (this.last === check) this.endedAt = Date.now();
+    };
+    check.then(ended, ended);
+    return check;
+  }
 }

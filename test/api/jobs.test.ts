@@ -231,6 +231,18 @@ describe('queries', () => {
     expect(missing.body.data!.job).toBeNull();
   });
 
+  it('messagingHealth under ten aliases runs one check (a viewer cannot multiply the backlog queries)', async () => {
+    const aliases = Array.from({ length: 10 }, (_, i) => `h${i}: messagingHealth { checkedAt }`).join(' ');
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.tokens.viewer}` },
+      body: JSON.stringify({ query: `{ ${aliases} }` }),
+    });
+    const body = (await response.json()) as { data?: Record<string, { checkedAt: string }>; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(new Set(Object.values(body.data!).map((h) => h.checkedAt)).size).toBe(1);
+  });
+
   it('reports the same messaging figures as /health/messaging', async () => {
     const result = await gql(server, MessagingHealthDocument, {}, server.tokens.viewer);
     expect(result.body.errors).toBeUndefined();

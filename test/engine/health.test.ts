@@ -1,7 +1,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkMessagingHealth, OLDEST_WAITING_DEGRADED_SECONDS } from '../../src/engine/health';
+import { checkMessagingHealth, OLDEST_WAITING_DEGRADED_SECONDS, SharedHealthCheck, type MessagingHealth } from '../../src/engine/health';
 import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
 import { buildEngine, createTestDb } from '../support/engine-harness';
@@ -125,5 +125,50 @@ describe('messaging health', () => {
     expect(health.status).toBe('DEGRADED');
     expect(health.eventBus.connection).toBe('closed');
     expect(health.problems).toEqual(['event bus in-memory is closed']);
+  });
+});
+
+describe('SharedHealthCheck', () => {
+  const REUSE_MS = 200;
+  const report = (n: number) => ({ status: `check ${n}` }) as unknown as MessagingHealth;
+
+  it('shares the check in flight and its result within the reuse window, then checks again', async () => {
+    let checks = 0;
+    let finish: () => void = () => undefined;
+    const shared = new SharedHealthCheck(() => {
+      const n = ++checks;
+      return new Promise<MessagingHealth>((resolve) => (finish = () => resolve(report(n))));
+    }, REUSE_MS);
+    const during = [shared.current(), shared.current(), shared.current()];
+    expect(checks).toBe(1);
+    finish();
+    expect((await Promise.all(during)).map((h) => h.status)).toEqual(['check 1', 'check 1', 'check 1']);
+    expect((await shared.current()).status).toBe('check 1');
+    expect(checks).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, REUSE_MS + 50));
+    const next = shared.current();
+    finish();
+    expect((await next).status).toBe('check 2');
+    expect(checks).toBe(2);
+  });
+
+  it('a check still running past the window is not doubled; a failed one is shared too, then tried again', async () => {
+    let checks = 0;
+    let settle: (ok: boolean) => void = () => undefined;
+    const shared = new SharedHealthCheck(() => {
+      const n = ++checks;
+      return new Promise<MessagingHealth>((resolve, reject) => (settle = (ok) => (ok ? resolve(report(n)) : reject(new Error(`check ${n} failed`)))));
+    }, REUSE_MS);
+    const first = shared.current();
+    await new Promise((resolve) => setTimeout(resolve, REUSE_MS + 50));
+    expect(shared.current()).toBe(first);
+    expect(checks).toBe(1);
+    settle(false);
+    await expect(first).rejects.toThrow('check 1 failed');
+    await expect(shared.current()).rejects.toThrow('check 1 failed');
+    await new Promise((resolve) => setTimeout(resolve, REUSE_MS + 50));
+    const again = shared.current();
+    settle(true);
+    expect((await again).status).toBe('check 2');
   });
 });
