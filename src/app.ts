@@ -102,6 +102,8 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     engine,
     metricsExporter: exporter,
     opsAccess: config.ops,
+    opsRate: config.opsRate,
+    refusedCallerSeconds: config.limits.refusedCallerSeconds,
     connections: config.httpConnections,
     mount: apiAuth
       ? graphqlMount({

@@ -103,6 +103,14 @@ export const DEFAULT_HTTP_CONNECTIONS: HttpConnectionSettings = {
   // Nobody: a client could otherwise name any address it likes in X-Forwarded-For.
   trustedProxies: [],
 };
+/** Requests to the operator endpoints (/health/*, /metrics) per client address. */
+export interface OpsRateSettings {
+  perSecond: number;
+  /** Extra requests in bursts, refilled every 10 s. */
+  burst: number;
+}
+/** A prober or scraper asks every few seconds: this is lavish for one, and bounds a flood. */
+export const DEFAULT_OPS_RATE: OpsRateSettings = { perSecond: 10, burst: 100 };
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
@@ -169,6 +177,8 @@ export interface Config {
     refusedCallerSeconds: number;
   };
   ops: { access: OpsAccess; token: string | undefined };
+  /** Requests per address to /health/* and /metrics, in every role. */
+  opsRate: OpsRateSettings;
   graphql: {
     introspection: boolean;
     graphiql: boolean;
@@ -430,6 +440,10 @@ export function loadConfig(env: Env = process.env): Config {
       refusedCallerSeconds: int(env, 'REFUSED_CALLER_SECONDS', DEFAULT_LIMITS.refusedCallerSeconds, 0, 3_600),
     },
     ops: opsAccess(env, production),
+    opsRate: {
+      perSecond: int(env, 'OPS_RATE_PER_ADDRESS', DEFAULT_OPS_RATE.perSecond, 1, 100_000),
+      burst: int(env, 'OPS_RATE_BURST', DEFAULT_OPS_RATE.burst, 0, 1_000_000),
+    },
     graphql: {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       graphiql: bool(env, 'GRAPHIQL', !production),

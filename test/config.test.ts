@@ -143,6 +143,13 @@ describe('loadConfig', () => {
     expect(error.message).toMatch(/at least HTTP_HEADERS_TIMEOUT_MS \(30000\)/);
   });
 
+  it('OPS_RATE_PER_ADDRESS and OPS_RATE_BURST bound requests to the operator endpoints per address', () => {
+    expect(loadConfig({}).opsRate).toEqual({ perSecond: 10, burst: 100 });
+    expect(loadConfig({ OPS_RATE_PER_ADDRESS: '50', OPS_RATE_BURST: '0' }).opsRate).toEqual({ perSecond: 50, burst: 0 });
+    expect(configError({ OPS_RATE_PER_ADDRESS: '0' }).variable).toBe('OPS_RATE_PER_ADDRESS');
+    expect(configError({ OPS_RATE_BURST: '-1' }).variable).toBe('OPS_RATE_BURST');
+  });
+
   it('TRUSTED_PROXIES: nobody by default; addresses and CIDR ranges of both families; anything else refused', () => {
     expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.5, 10.1.0.0/16 ,fd00::/8,::1 ' }).httpConnections.trustedProxies).toEqual(['10.0.0.5', '10.1.0.0/16', 'fd00::/8', '::1']);
     for (const bad of ['nginx', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/8/1', '10.0.0.0/', '10.0.0.0/-1', '*']) {

@@ -4,11 +4,13 @@ import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../engine/engine';
-import { DEFAULT_HTTP_CONNECTIONS, OpsAccess, type HttpConnectionSettings } from '../config';
+import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_LIMITS, DEFAULT_OPS_RATE, OpsAccess, type HttpConnectionSettings, type OpsRateSettings } from '../config';
 import { ClientAddresses } from './client-address';
 import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './connection-limits';
 import { healthRoutes } from './health-routes';
 import { opsAccessGuard, type OpsAccessSettings } from './ops-access';
+import { opsRateLimit } from './ops-rate-limit';
+import { RefusedCallers } from './refused-callers';
 
 export interface HttpServerOptions {
   port: number;
@@ -18,6 +20,10 @@ export interface HttpServerOptions {
   metricsExporter: PrometheusExporter;
   /** Who may read /health/messaging and /metrics; everyone when not given. */
   opsAccess?: OpsAccessSettings;
+  /** Requests per address to /health/* and /metrics; DEFAULT_OPS_RATE when not given. */
+  opsRate?: OpsRateSettings;
+  /** How long an address refused there waits behind everyone else there (REFUSED_CALLER_SECONDS). */
+  refusedCallerSeconds?: number;
   /** Connections per address and in all, and how long a request may take to arrive; DEFAULT_HTTP_CONNECTIONS when not given. */
   connections?: HttpConnectionSettings;
   /** Mounts the GraphQL endpoint and anything else the API role serves. */
@@ -36,12 +42,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   app.disable('x-powered-by');
   // An ETag hashes every answer (GraphQL, refusals included) for conditional GETs no client here makes.
   app.disable('etag');
+  const connections = options.connections ?? DEFAULT_HTTP_CONNECTIONS;
+  const addresses = new ClientAddresses(connections.trustedProxies);
+  const opsRefused = new RefusedCallers(options.refusedCallerSeconds ?? DEFAULT_LIMITS.refusedCallerSeconds);
+  app.use(['/health', '/metrics'], opsRateLimit({ settings: options.opsRate ?? DEFAULT_OPS_RATE, addresses, refusedCallers: opsRefused }));
   app.use(['/health/messaging', '/metrics'], opsAccessGuard(options.opsAccess ?? { access: OpsAccess.PUBLIC }));
   app.use(healthRoutes(options.engine, options.logger));
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
   const server = serverFor(app);
-  const connections = options.connections ?? DEFAULT_HTTP_CONNECTIONS;
-  const addresses = new ClientAddresses(connections.trustedProxies);
   limitConnections(server, connections, addresses);
   const unmount = options.mount ? await options.mount(app, server, addresses) : async () => undefined;
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 /** /health/* and /metrics over real HTTP, after real jobs ran. */
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import nodeHttp from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type RunningHttpServer } from '../../src/api/server';
 import type { JobEngine } from '../../src/engine/engine';
@@ -8,6 +9,7 @@ import { HEALTH_RESULT_REUSE_MS } from '../../src/engine/health';
 import { silentLogger } from '../../src/engine/logger';
 import { EngineMetrics, METER_NAME } from '../../src/engine/metrics';
 import { PermanentJobError } from '../../src/engine/registry';
+import { withinOneWindow } from '../api/support/one-window';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
@@ -31,7 +33,8 @@ beforeAll(async () => {
     metrics: new EngineMetrics(meterProvider.getMeter(METER_NAME)),
   });
   await engine.start();
-  http = await startHttpServer({ port: 0, host: '127.0.0.1', logger: silentLogger, engine, metricsExporter: exporter });
+  // A lavish rate for the operator endpoints: these tests poll them (their limit has its own test below).
+  http = await startHttpServer({ port: 0, host: '127.0.0.1', logger: silentLogger, engine, metricsExporter: exporter, opsRate: { perSecond: 100_000, burst: 0 } });
 });
 
 afterAll(async () => {
@@ -86,6 +89,45 @@ describe('health and metrics endpoints', () => {
     const last = await messaging();
     await new Promise((resolve) => setTimeout(resolve, HEALTH_RESULT_REUSE_MS + 100));
     expect(Date.parse(await messaging())).toBeGreaterThan(Date.parse(last));
+  });
+
+  it('the operator endpoints answer an address beyond its rate 429 with Retry-After; another address is served', async () => {
+    const PER_SECOND = 3;
+    const limited = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      logger: silentLogger,
+      engine,
+      metricsExporter: new PrometheusExporter({ preventServerStart: true }),
+      opsRate: { perSecond: PER_SECOND, burst: 0 },
+    });
+    const port = Number(new URL(limited.url).port);
+    const get = (path: string, localAddress: string) =>
+      new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
+        const request = nodeHttp.get({ host: '127.0.0.1', port, path, localAddress, agent: false }, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] as string | undefined, body }));
+        });
+        request.on('error', reject);
+      });
+    try {
+      const addresses = ['127.0.0.41', '127.0.0.42', '127.0.0.43', '127.0.0.44', '127.0.0.45'].map((a) => [a]);
+      // Live, ready and metrics share one allowance: PER_SECOND of them in a second, the next refused.
+      const answers = await withinOneWindow(addresses, async ([from]) => [
+        await get('/health/live', from!),
+        await get('/health/ready', from!),
+        await get('/metrics', from!),
+        await get('/health/live', from!),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+      expect(Number(answers[3]!.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(answers[3]!.body)).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
+      expect((await get('/health/live', '127.0.0.46')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('exports the jiaowu.background_jobs meter for Prometheus', async () => {
