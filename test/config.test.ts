@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, Role } from '../src/config';
@@ -224,5 +225,17 @@ describe('subscription re-read settings', () => {
     const batch = configError({ SUBSCRIPTION_RESYNC_BATCH_SIZE: '10001' });
     expect(batch.variable).toBe('SUBSCRIPTION_RESYNC_BATCH_SIZE');
     expect(batch.message).toMatch(/from 1 to 10000/);
+  });
+});
+
+describe("the README's configuration table", () => {
+  it('names every variable src/config.ts reads, and the per-kind ones for every kind', () => {
+    const source = fs.readFileSync(path.resolve(__dirname, '../src/config.ts'), 'utf8');
+    const readme = fs.readFileSync(path.resolve(__dirname, '../README.md'), 'utf8');
+    const documented = new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
+    const read = [...source.matchAll(/\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!);
+    expect(read.length).toBeGreaterThan(50);
+    const perKind = Object.values(JobKind).map((kind) => `JOB_CONSUMERS_${kind}`);
+    expect([...new Set([...read, ...perKind])].filter((name) => !documented.has(name))).toEqual([]);
   });
 });
