@@ -76,18 +76,16 @@ export function httpRateLimit(options: {
     }
     options.refusedCallers.refused(caller);
     const who = subject !== null ? 'for this token' : 'from this address without a valid token';
-    res
-      .status(429)
-      .set('Retry-After', String(waitSeconds))
-      .json({
-        errors: [
-          {
-            message: `Too many requests ${who}: ${limiter.describe('operations')}; try again in ${waitSeconds} s`,
-            extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: waitSeconds },
-          },
-        ],
-      });
+    answerRateLimited(res, `Too many requests ${who}: ${limiter.describe('operations')}; try again in ${waitSeconds} s`, waitSeconds);
   };
+}
+
+/** A 429 with `Retry-After` and a RATE_LIMITED error, in GraphQL's error shape. */
+export function answerRateLimited(res: Response, message: string, retryAfterSeconds: number): void {
+  res
+    .status(429)
+    .set('Retry-After', String(retryAfterSeconds))
+    .json({ errors: [{ message, extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds } }] });
 }
 
 /**
@@ -108,13 +106,10 @@ export function behindRefusedCallers(refusedCallers: RefusedCallers): RequestHan
  * at the back for one refused lately. False when it may not: the back was full (answered
  * 429 here) or the client left while it waited (nobody to answer).
  */
-async function waitTurn(refusedCallers: RefusedCallers, caller: CallerKey, req: Request, res: Response): Promise<boolean> {
+export async function waitTurn(refusedCallers: RefusedCallers, caller: CallerKey, req: Request, res: Response): Promise<boolean> {
   if (!refusedCallers.isBehind(caller)) return true;
   if (!(await refusedCallers.turn(caller))) {
-    res
-      .status(429)
-      .set('Retry-After', '1')
-      .json({ errors: [{ message: 'Too many operations waiting from callers refused lately; try again in 1 s', extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: 1 } }] });
+    answerRateLimited(res, 'Too many operations waiting from callers refused lately; try again in 1 s', 1);
     return false;
   }
   return !req.socket.destroyed;

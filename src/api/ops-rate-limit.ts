@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { OpsRateSettings } from '../config';
 import type { ClientAddresses } from './client-address';
-import { ErrorCode } from './graphql/errors';
+import { answerRateLimited, waitTurn } from './http-rate-limit';
 import { KeyedRateLimiter } from './rate-limiter';
 import { addressCaller, type RefusedCallers } from './refused-callers';
 
@@ -18,10 +18,7 @@ export function opsRateLimit(options: { settings: OpsRateSettings; addresses: Cl
   return async (req, res, next) => {
     const key = options.addresses.keyOf(req);
     const caller = addressCaller(key);
-    if (options.refusedCallers.isBehind(caller)) {
-      if (!(await options.refusedCallers.turn(caller))) return tooMany(res, 1);
-      if (req.socket.destroyed) return;
-    }
+    if (!(await waitTurn(options.refusedCallers, caller, req, res))) return;
     let waitSeconds: number | null;
     try {
       waitSeconds = await limiter.take(key);
@@ -30,20 +27,6 @@ export function opsRateLimit(options: { settings: OpsRateSettings; addresses: Cl
     }
     if (waitSeconds === null) return next();
     options.refusedCallers.refused(caller);
-    tooMany(res, waitSeconds);
+    answerRateLimited(res, `Too many requests to the operator endpoints from this address; try again in ${waitSeconds} s`, waitSeconds);
   };
-}
-
-function tooMany(res: Parameters<RequestHandler>[1], waitSeconds: number): void {
-  res
-    .status(429)
-    .set('Retry-After', String(waitSeconds))
-    .json({
-      errors: [
-        {
-          message: `Too many requests to the operator endpoints from this address; try again in ${waitSeconds} s`,
-          extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: waitSeconds },
-        },
-      ],
-    });
 }
