@@ -231,17 +231,27 @@ function trustedProxies(env: Env): string[] {
   if (raw === undefined) return [];
   const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   for (const entry of entries) {
-    if (!isAddressOrRange(entry)) throw new ConfigError('TRUSTED_PROXIES', raw, 'comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16,fd00::/8');
+    if (!proxyRange(entry)) throw new ConfigError('TRUSTED_PROXIES', raw, 'comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16,fd00::/8');
   }
   return entries;
 }
 
-function isAddressOrRange(entry: string): boolean {
+/** A `TRUSTED_PROXIES` entry: one address (no prefix) or a CIDR range. */
+export interface ProxyRange {
+  address: string;
+  prefix: number | undefined;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** An address or CIDR range ("10.0.0.5", "10.1.0.0/16", "fd00::/8"), or null when the entry is neither. */
+export function proxyRange(entry: string): ProxyRange | null {
   const [address = '', prefix, ...rest] = entry.split('/');
-  const family = net.isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  const version = net.isIP(address);
+  if (version === 0 || rest.length > 0) return null;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  if (prefix === undefined) return { address, prefix: undefined, family };
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (version === 4 ? 32 : 128)) return null;
+  return { address, prefix: Number(prefix), family };
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
+import { proxyRange } from '../config';
 
 /**
  * Where a request or socket comes from, as the per-address limits key it: the peer's
@@ -40,10 +41,10 @@ export class ClientAddresses {
 
   constructor(trustedProxies: readonly string[]) {
     for (const entry of trustedProxies) {
-      const [address = '', prefix] = entry.split('/');
-      const family = net.isIPv6(address) ? 'ipv6' : 'ipv4';
-      if (prefix === undefined) this.trusted.addAddress(address, family);
-      else this.trusted.addSubnet(address, Number(prefix), family);
+      const range = proxyRange(entry);
+      if (!range) throw new Error(`not an address or CIDR range: ${entry}`);
+      if (range.prefix === undefined) this.trusted.addAddress(range.address, range.family);
+      else this.trusted.addSubnet(range.address, range.prefix, range.family);
     }
     this.trustsAnyone = trustedProxies.length > 0;
   }

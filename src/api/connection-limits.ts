@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { HttpConnectionSettings } from '../config';
 import { addressKey, type ClientAddresses } from './client-address';
 import { OpenCounts } from './open-counts';
-import { ErrorCode } from './graphql/errors';
+import { rateLimitedBody } from './graphql/errors';
 
 /**
  * How often Node checks its open requests against the timeouts (its default is 30 s,
@@ -48,14 +48,9 @@ export function limitConnections(server: http.Server, settings: HttpConnectionSe
 
 /** The raw answer to a connection over its address's cap, in GraphQL's error shape. */
 function tooManyConnections(maxPerAddress: number): string {
-  const body = JSON.stringify({
-    errors: [
-      {
-        message: `Too many connections from this address (at most ${maxPerAddress}); try again in ${RETRY_AFTER_SECONDS} s`,
-        extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds: RETRY_AFTER_SECONDS },
-      },
-    ],
-  });
+  const body = JSON.stringify(
+    rateLimitedBody(`Too many connections from this address (at most ${maxPerAddress}); try again in ${RETRY_AFTER_SECONDS} s`, RETRY_AFTER_SECONDS),
+  );
   return [
     'HTTP/1.1 429 Too Many Requests',
     'Content-Type: application/json; charset=utf-8',

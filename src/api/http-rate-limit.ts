@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { Authenticator } from './auth/authenticator';
 import type { ClientAddresses } from './client-address';
-import { ErrorCode } from './graphql/errors';
+import { rateLimitedBody } from './graphql/errors';
 import { KeyedRateLimiter } from './rate-limiter';
 import { addressCaller, subjectCaller, type CallerKey, type RefusedCallers } from './refused-callers';
 
@@ -85,7 +85,7 @@ export function answerRateLimited(res: Response, message: string, retryAfterSeco
   res
     .status(429)
     .set('Retry-After', String(retryAfterSeconds))
-    .json({ errors: [{ message, extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds } }] });
+    .json(rateLimitedBody(message, retryAfterSeconds));
 }
 
 /**
