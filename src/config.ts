@@ -66,6 +66,10 @@ export const DEFAULT_LIMITS = {
     // Above what a subscribe flood sends before its own limit closes its socket (the
     // subscribe burst, then 100 refusals), so that limit, with its penalty, comes first.
     messageBurst: 500,
+    // Events queued for one subscription whose client falls behind (see BacklogLimit):
+    // a dashboard may lag a burst of thousands of jobs' events and catch up; the events
+    // are shared, so a stalled client holds 8 bytes each of its own.
+    maxPendingEvents: 10_000,
   },
   refusalCost: 5,
   refusedCallerSeconds: 30,
@@ -170,6 +174,8 @@ export interface Config {
       /** Messages (and ping frames) per second one socket may send, plus `messageBurst` at once. */
       messagesPerSecond: number;
       messageBurst: number;
+      /** Events waiting for one subscription's client beyond which they are conflated (newest per job), and its socket dropped if half as many jobs still wait. */
+      maxPendingEvents: number;
     };
     /** What an operation refused before it runs spends of its caller's allowance (HTTP operations, socket subscribes); any other spends 1. */
     refusalCost: number;
@@ -445,6 +451,7 @@ export function loadConfig(env: Env = process.env): Config {
         maxDashboardsPerSubject: int(env, 'WS_MAX_DASHBOARDS_PER_SUBJECT', DEFAULT_LIMITS.socket.maxDashboardsPerSubject, 1, 100_000),
         messagesPerSecond: int(env, 'WS_MESSAGES_PER_SECOND', DEFAULT_LIMITS.socket.messagesPerSecond, 1, 1_000_000),
         messageBurst: int(env, 'WS_MESSAGE_BURST', DEFAULT_LIMITS.socket.messageBurst, 1, 1_000_000),
+        maxPendingEvents: int(env, 'WS_MAX_PENDING_EVENTS', DEFAULT_LIMITS.socket.maxPendingEvents, 10, 1_000_000),
       },
       refusalCost: int(env, 'RATE_LIMIT_REFUSAL_COST', DEFAULT_LIMITS.refusalCost, 1, 1_000),
       refusedCallerSeconds: int(env, 'REFUSED_CALLER_SECONDS', DEFAULT_LIMITS.refusedCallerSeconds, 0, 3_600),

@@ -151,6 +151,12 @@ describe('loadConfig', () => {
     expect(configError({ OPS_RATE_BURST: '-1' }).variable).toBe('OPS_RATE_BURST');
   });
 
+  it('WS_MAX_PENDING_EVENTS bounds what waits for a subscription whose client falls behind', () => {
+    expect(loadConfig({}).limits.socket.maxPendingEvents).toBe(10_000);
+    expect(loadConfig({ WS_MAX_PENDING_EVENTS: '500' }).limits.socket.maxPendingEvents).toBe(500);
+    expect(configError({ WS_MAX_PENDING_EVENTS: '9' }).variable).toBe('WS_MAX_PENDING_EVENTS');
+  });
+
   it('TRUSTED_PROXIES: nobody by default; addresses and CIDR ranges of both families; anything else refused', () => {
     expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.5, 10.1.0.0/16 ,fd00::/8,::1 ' }).httpConnections.trustedProxies).toEqual(['10.0.0.5', '10.1.0.0/16', 'fd00::/8', '::1']);
     for (const bad of ['nginx', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/8/1', '10.0.0.0/', '10.0.0.0/-1', '*']) {

@@ -26,6 +26,12 @@ export type Loaders = {
   job: DataLoader<string, JobSnapshot | null>;
 };
 
+/**
+ * What a subscription keeps for a client that falls behind, and what is done once it is
+ * too far behind (see `BacklogLimit`; each stream says what its events are keyed by).
+ */
+export type SubscriptionBacklog = { maxPending: number; onOverflow: () => void };
+
 /** The resolver context. A `type`, not an `interface`, so graphql-ws accepts it. */
 export type GraphQLContext = {
   viewer: Viewer | null;
@@ -39,6 +45,8 @@ export type GraphQLContext = {
   loaders: Loaders;
   /** Run-time charges of data-dependent fields, within what the operation's cost left. */
   cost: CostMeter;
+  /** Socket operations only (subscriptions run nowhere else): the bound on a slow client's backlog. */
+  backlog?: SubscriptionBacklog;
   /**
    * Starts a new execution on this context: fresh loaders and cost budget. An HTTP request is one
    * execution; a subscription keeps its context for hours and executes once per event,

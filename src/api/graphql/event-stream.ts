@@ -1,8 +1,29 @@
 /**
+ * How much a stream keeps for a consumer that falls behind. A subscription's consumer
+ * pulls its next event only once the last one has left for the socket (graphql-ws
+ * awaits each send), so a client that stops reading leaves every later event here.
+ */
+export interface BacklogLimit<T> {
+  /**
+   * Values waiting beyond which the backlog is conflated: only the newest value of each
+   * key stays (each event is a whole snapshot of its job, so the newest says all).
+   */
+  maxPending: number;
+  keyOf: (value: T) => string;
+  /**
+   * Called once when more than half of `maxPending` keys still wait after conflating:
+   * the consumer is that far behind on that many jobs. The stream has ended by then
+   * and keeps nothing more.
+   */
+  onOverflow: () => void;
+}
+
+/**
  * A minimal push-to-pull async iterator: producers `push` values, the consumer
  * (graphql-js's subscription loop) pulls them. Cheap per instance (no buffer until
  * needed), finishes after `end()`, and calls `onReturn` exactly once when the
- * consumer stops or the stream ends.
+ * consumer stops or the stream ends. With a `BacklogLimit`, what waits for a slow
+ * consumer is bounded.
  */
 export class EventStream<T> implements AsyncIterableIterator<T> {
   private buffer: T[] | null = null;
@@ -10,7 +31,10 @@ export class EventStream<T> implements AsyncIterableIterator<T> {
   private ended = false;
   private finished = false;
 
-  constructor(private onReturn: (() => void) | null) {}
+  constructor(
+    private onReturn: (() => void) | null,
+    private readonly limit: BacklogLimit<T> | null = null,
+  ) {}
 
   push(value: T): void {
     if (this.ended) return;
@@ -18,7 +42,11 @@ export class EventStream<T> implements AsyncIterableIterator<T> {
     if (waiting) {
       this.waiting = null;
       waiting({ value, done: false });
-    } else (this.buffer ??= []).push(value);
+      return;
+    }
+    const buffer = (this.buffer ??= []);
+    buffer.push(value);
+    if (this.limit && buffer.length > this.limit.maxPending) this.conflate(this.limit);
   }
 
   /** No more values after those already pushed. */
@@ -67,6 +95,26 @@ export class EventStream<T> implements AsyncIterableIterator<T> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /**
+   * Keeps the newest value of each key, in the order of those values. Conflating leaves
+   * at most half of `maxPending`, or the stream overflows: so it runs at most once per
+   * `maxPending / 2` pushes, not on every push of a consumer that stays behind.
+   */
+  private conflate(limit: BacklogLimit<T>): void {
+    const newest = new Map<string, T>();
+    for (const value of this.buffer!) {
+      const key = limit.keyOf(value);
+      newest.delete(key); // re-inserted last: the map's order is that of the newest values
+      newest.set(key, value);
+    }
+    if (newest.size <= limit.maxPending / 2) {
+      this.buffer = [...newest.values()];
+      return;
+    }
+    void this.return();
+    limit.onOverflow();
   }
 
   private release(): void {

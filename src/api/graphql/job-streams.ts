@@ -1,6 +1,7 @@
 import type { JobEngine } from '../../engine/engine';
 import { eventOf, isTerminal, JobEventReason, type JobEvent, type JobSnapshot } from '../../engine/types';
 import { canSeeJob, type Viewer } from '../auth/viewer';
+import type { SubscriptionBacklog } from './context';
 import { notFoundError } from './errors';
 import { EventStream } from './event-stream';
 import { eventRank, isAhead, type JobEventHub } from './job-event-hub';
@@ -18,7 +19,7 @@ export const snapshotEvent = (job: JobSnapshot): JobEvent => eventOf(job, JobEve
  * made good by the hub's re-reads (JobResync), which arrive here as SNAPSHOT events.
  */
 export async function jobProgressStream(
-  deps: { engine: JobEngine; hub: JobEventHub },
+  deps: { engine: JobEngine; hub: JobEventHub; backlog?: SubscriptionBacklog },
   jobId: string,
   viewer: Viewer,
 ): Promise<AsyncIterableIterator<JobEvent>> {
@@ -36,7 +37,8 @@ export async function jobProgressStream(
     else deliver(event);
   });
   const stopListening = () => watch.stop();
-  const stream = new EventStream<JobEvent>(stopListening);
+  // One job: a client far behind gets its newest snapshot, never more than that waits.
+  const stream = new EventStream<JobEvent>(stopListening, deps.backlog ? { ...deps.backlog, keyOf: () => jobId } : null);
   let job: JobSnapshot | null;
   try {
     job = await deps.engine.getJob(jobId);
@@ -61,13 +63,19 @@ export async function jobProgressStream(
  * Every visible job's events, optionally of some kinds only; never ends by itself. The
  * hub gives each job's events in rising sequence, each once.
  */
-export function jobEventsStream(hub: JobEventHub, kinds: readonly string[] | null | undefined, viewer: Viewer): AsyncIterableIterator<JobEvent> {
+export function jobEventsStream(
+  hub: JobEventHub,
+  kinds: readonly string[] | null | undefined,
+  viewer: Viewer,
+  backlog?: SubscriptionBacklog,
+): AsyncIterableIterator<JobEvent> {
   const kindSet = kinds && kinds.length > 0 ? new Set(kinds) : null;
   const stopWatching = hub.watchAll((event) => {
     if (kindSet && !kindSet.has(event.kind)) return;
     if (!canSeeJob(viewer, event.job)) return;
     stream.push(event);
   });
-  const stream: EventStream<JobEvent> = new EventStream<JobEvent>(stopWatching);
+  // Many jobs: a client far behind gets the newest event of each, or is dropped when too many wait.
+  const stream: EventStream<JobEvent> = new EventStream<JobEvent>(stopWatching, backlog ? { ...backlog, keyOf: (event) => event.jobId } : null);
   return stream;
 }

@@ -163,6 +163,15 @@ export function graphqlMount(
           const overDashboards = socketLimits.claimDashboard(ctx.extra.socket, id, viewer, document, payload.operationName);
           if (overDashboards) return [overDashboards];
           const contextValue = createContext(deps, viewer, ctx.extra.locale);
+          const maxPending = socketLimits.settings.maxPendingEvents;
+          contextValue.backlog = {
+            maxPending,
+            onOverflow: () => {
+              // No close frame: it would wait behind what the client is not reading.
+              logger.warn({ subject: viewer.subject, maxPending }, 'socket dropped: its client is too far behind on its events (WS_MAX_PENDING_EVENTS)');
+              ctx.extra.socket.terminate();
+            },
+          };
           // A subscription pays its run-time charges on every event: they come out of the
           // per-event budget, not the one-off operation limit.
           const isSubscription = getOperationAST(document, payload.operationName ?? undefined)?.operation === OperationTypeNode.SUBSCRIPTION;

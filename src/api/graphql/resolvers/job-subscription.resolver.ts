@@ -26,7 +26,7 @@ export class JobSubscriptionResolver {
     description: "Every job's events (those you may see), optionally of some kinds only; each job's in rising sequence, never a repeat. For dashboards.",
     subscribe: ({ args, context }) => {
       const ctx = context as GraphQLContext;
-      return jobEventsStream(ctx.hub, args.kinds as string[] | null | undefined, ctx.viewer!);
+      return jobEventsStream(ctx.hub, args.kinds as string[] | null | undefined, ctx.viewer!, ctx.backlog);
     },
   })
   jobEvents(@Root() event: JobEvent, @Arg('kinds', () => [JobKind], { nullable: true }) _kinds?: JobKind[] | null): JobEvent {
