@@ -25,6 +25,7 @@ const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/engine/database-restart-resume.test.ts': 23,
   'test/support-selftest/private-rabbit.test.ts': 22,
   'test/exams/makeup-exam-arrangement.test.ts': 21,
+  'test/api/send-timeout.test.ts': 18,
 };
 
 /** Runs the known slow files first, longest first; every other file after them, in vitest's own order. */

@@ -84,6 +84,8 @@ export interface HttpConnectionSettings {
   headersTimeoutMs: number;
   /** A whole request, body included, must arrive within this (408 and closed otherwise). */
   requestTimeoutMs: number;
+  /** A connection whose client takes none of what waits to be sent to it for this long is closed (see dropStalledSends). */
+  sendTimeoutMs: number;
   /**
    * Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client:
    * the per-address limits then key the client, not the proxy (see ClientAddresses).
@@ -104,6 +106,8 @@ export const DEFAULT_HTTP_CONNECTIONS: HttpConnectionSettings = {
   headersTimeoutMs: 10_000,
   // An admin's `.ctt` import of GRAPHQL_MAX_BODY_BYTES over a slow link.
   requestTimeoutMs: 120_000,
+  // nginx's default send_timeout: a client that reads at all moves within it.
+  sendTimeoutMs: 60_000,
   // Nobody: a client could otherwise name any address it likes in X-Forwarded-For.
   trustedProxies: [],
 };
@@ -227,6 +231,7 @@ function httpConnections(env: Env): HttpConnectionSettings {
     maxTotal: int(env, 'HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_CONNECTIONS.maxTotal, 1, 1_000_000),
     headersTimeoutMs,
     requestTimeoutMs,
+    sendTimeoutMs: int(env, 'HTTP_SEND_TIMEOUT_MS', DEFAULT_HTTP_CONNECTIONS.sendTimeoutMs, 1_000, 3_600_000),
     trustedProxies: trustedProxies(env),
   };
 }

@@ -133,12 +133,25 @@ describe('loadConfig', () => {
   });
 
   it('HTTP connection bounds: defaults, taken values, a request timeout under the headers timeout refused', () => {
-    expect(loadConfig({}).httpConnections).toEqual({ maxPerAddress: 256, maxTotal: 10_000, headersTimeoutMs: 10_000, requestTimeoutMs: 120_000, trustedProxies: [] });
+    expect(loadConfig({}).httpConnections).toEqual({
+      maxPerAddress: 256,
+      maxTotal: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 120_000,
+      sendTimeoutMs: 60_000,
+      trustedProxies: [],
+    });
     expect(
-      loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000', HTTP_MAX_CONNECTIONS: '50000', HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '600000' })
-        .httpConnections,
-    ).toEqual({ maxPerAddress: 1000, maxTotal: 50_000, headersTimeoutMs: 5_000, requestTimeoutMs: 600_000, trustedProxies: [] });
+      loadConfig({
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
+        HTTP_MAX_CONNECTIONS: '50000',
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_REQUEST_TIMEOUT_MS: '600000',
+        HTTP_SEND_TIMEOUT_MS: '30000',
+      }).httpConnections,
+    ).toEqual({ maxPerAddress: 1000, maxTotal: 50_000, headersTimeoutMs: 5_000, requestTimeoutMs: 600_000, sendTimeoutMs: 30_000, trustedProxies: [] });
     expect(configError({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).variable).toBe('HTTP_MAX_CONNECTIONS_PER_ADDRESS');
+    expect(configError({ HTTP_SEND_TIMEOUT_MS: '999' }).variable).toBe('HTTP_SEND_TIMEOUT_MS');
     const error = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
     expect(error.variable).toBe('HTTP_REQUEST_TIMEOUT_MS');
     expect(error.message).toMatch(/at least HTTP_HEADERS_TIMEOUT_MS \(30000\)/);

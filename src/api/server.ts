@@ -11,6 +11,7 @@ import { healthRoutes } from './health-routes';
 import { opsAccessGuard, type OpsAccessSettings } from './ops-access';
 import { opsRateLimit } from './ops-rate-limit';
 import { RefusedCallers } from './refused-callers';
+import { dropStalledSends } from './send-timeout';
 
 export interface HttpServerOptions {
   port: number;
@@ -51,6 +52,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
   const server = serverFor(app);
   limitConnections(server, connections, addresses);
+  dropStalledSends(server, connections.sendTimeoutMs);
   const unmount = options.mount ? await options.mount(app, server, addresses) : async () => undefined;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -21,6 +21,7 @@ import { graphiqlHandler } from '../graphiql';
 import { behindRefusedCallers, httpRateLimit } from '../http-rate-limit';
 import { addressCaller, RefusedCallers, subjectCaller } from '../refused-callers';
 import type { ClientAddresses } from '../client-address';
+import { dropStalledSendWith } from '../send-timeout';
 import { mountWebApp } from '../web-app';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
@@ -98,6 +99,7 @@ export function graphqlMount(
     // what a turn sends to one socket leaves as one write.
     wsServer.on('connection', (socket, request) => {
       coalesceSocketWrites(request.socket);
+      dropStalledSendWith(request.socket, () => socket.terminate());
       keepClientProtocolErrorsOut(socket, logger, addresses.addressOf(request));
     });
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
