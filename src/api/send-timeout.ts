@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
 
 /** How often the connections with data waiting to leave are looked at. */
 export const SEND_CHECK_INTERVAL_MS = 1_000;
@@ -25,14 +26,15 @@ interface Progress {
 /**
  * Closes a connection whose client has taken nothing of what waits for it for
  * `sendTimeoutMs` — as nginx's `send_timeout` does. Node has no timeout once a request
- * is in: an answer larger than the kernel's socket buffers, or a socket's events, to a
- * client that does not read (a zero window is kept open by TCP for ever) held the
- * connection, its file descriptor and the unsent bytes in this process as long as the
- * client liked. A client that reads, however slowly, moves `sent` and is never closed:
- * the bound is on a stall, not on the length of a transfer. graphql-ws sockets are
- * connections of this server too, and are held to it the same way.
+ * is in: an answer larger than the kernel's socket buffers to a client that does not
+ * read (a zero window is kept open by TCP for ever) held the connection, its file
+ * descriptor and the unsent bytes in this process as long as the client liked. A
+ * client that reads, however slowly, moves `sent` and is never closed: the bound is on
+ * a stall, not on the length of a transfer. graphql-ws sockets are connections of this
+ * server too and are held to it the same way, though graphql-ws's own keep-alive (a
+ * ping every 12 s, dropped without a pong 12 s later) usually drops them first.
  */
-export function dropStalledSends(server: http.Server, sendTimeoutMs: number): void {
+export function dropStalledSends(server: http.Server, sendTimeoutMs: number, logger: Logger): void {
   const waiting = new Map<Socket, Progress>();
   const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
@@ -56,6 +58,7 @@ export function dropStalledSends(server: http.Server, sendTimeoutMs: number): vo
       if (!progress || sent !== progress.sent) waiting.set(socket, { sent, since: now });
       else if (now - progress.since >= sendTimeoutMs) {
         waiting.delete(socket);
+        logger.info({ address: socket.remoteAddress, unsent, sendTimeoutMs }, 'connection closed: its client took nothing of what waited for it (HTTP_SEND_TIMEOUT_MS)');
         const drop = (socket as unknown as Record<symbol, (() => void) | undefined>)[DROP];
         if (drop) drop();
         else socket.destroy();

@@ -52,7 +52,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
   const server = serverFor(app);
   limitConnections(server, connections, addresses);
-  dropStalledSends(server, connections.sendTimeoutMs);
+  dropStalledSends(server, connections.sendTimeoutMs, options.logger);
   const unmount = options.mount ? await options.mount(app, server, addresses) : async () => undefined;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -28,7 +28,8 @@ let port: number;
 
 beforeAll(async () => {
   ctx = await createTestDb('api_send_timeout');
-  engine = buildEngine({ db: ctx.db, registrations: testKindRegistrations() });
+  // No worker: the jobs stay QUEUED, so the only events are those the tests publish.
+  engine = buildEngine({ db: ctx.db, registrations: testKindRegistrations(), roles: { worker: false } });
   await engine.start();
   server = await startTestApiServer({ engine, connections: { sendTimeoutMs: SEND_TIMEOUT_MS } });
   port = Number(new URL(server.url).port);

@@ -31,7 +31,8 @@ const log = capturingLogger();
 
 beforeAll(async () => {
   ctx = await createTestDb('api_slow_consumers');
-  engine = buildEngine({ db: ctx.db, registrations: testKindRegistrations() });
+  // No worker: the jobs stay QUEUED, so the only events are those the tests publish.
+  engine = buildEngine({ db: ctx.db, registrations: testKindRegistrations(), roles: { worker: false } });
   await engine.start();
   server = await startTestApiServer({ engine, logger: log.logger, limits: { socket: { maxPendingEvents: MAX_PENDING_EVENTS } } });
 });
@@ -89,7 +90,7 @@ describe('a client that does not read its socket (WS_MAX_PENDING_EVENTS)', () =>
   it("gets one job's newest snapshot when it reads again, not every event it missed", async () => {
     const { job } = await engine.enqueue({ kind: JobKind.SCHEDULE_PUBLISH, input: { steps: 1 }, requestedBy: 'scheduler-1' });
     const stalled = await progressOf(server.tokens.admin, job.id);
-    await waitUntil(() => stalled.sequences.length === 1, 10_000, 'the snapshot'); // the current snapshot
+    await waitUntil(() => stalled.sequences.length === 1, 10_000, 'the snapshot'); // the job's current snapshot
     stalled.socket.pause(); // stops reading its TCP socket: the kernel's buffers fill, then events wait in the process
     const last = job.sequence + EVENTS;
     for (let sequence = job.sequence + 1; sequence <= last; sequence++) {

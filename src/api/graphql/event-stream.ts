@@ -1,7 +1,10 @@
 /**
  * How much a stream keeps for a consumer that falls behind. A subscription's consumer
  * pulls its next event only once the last one has left for the socket (graphql-ws
- * awaits each send), so a client that stops reading leaves every later event here.
+ * awaits each send), so every event its client has not taken waits here: without end
+ * for a client that reads more slowly than its events come (it answers graphql-ws's
+ * keep-alive pings, so nothing else drops it), and until the keep-alive drops it for
+ * one that stopped reading.
  */
 export interface BacklogLimit<T> {
   /**
