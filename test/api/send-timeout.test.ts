@@ -12,7 +12,7 @@ import { eventOf, JobEventReason, JobStatus, type JobSnapshot } from '../../src/
 import { JobKind } from '../../src/job-kinds';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { testKindRegistrations } from '../support/test-kinds';
-import { startTestApiServer, waitUntil, type TestApiServer } from './support/api-server';
+import { rawSubscription, startTestApiServer, waitUntil, type TestApiServer } from './support/api-server';
 
 const SEND_TIMEOUT_MS = 5_000;
 /** The stall, plus filling the kernel's buffers first and the once-a-second check, with room for a loaded machine. */
@@ -121,22 +121,11 @@ interface Dashboard {
   closed: Promise<number>;
 }
 
-/** A raw graphql-transport-ws client with one `jobEvents` subscription, once the server has read its subscribe. */
-function dashboard(token: string): Promise<Dashboard> {
-  const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
+/** A `jobEvents` subscription on a raw socket, keeping the sequence of the last event received. */
+async function dashboard(token: string): Promise<Dashboard> {
   let lastSequence = -1;
-  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
-    socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type: string; payload?: { data?: { jobEvents: { sequence: number } } } };
-      if (message.type === 'connection_ack') {
-        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { jobEvents { jobId sequence message } }' } }));
-        socket.send(JSON.stringify({ type: 'ping' }));
-      } else if (message.type === 'pong') resolve({ socket, lastSequence: () => lastSequence, closed });
-      else if (message.type === 'next') lastSequence = message.payload!.data!.jobEvents.sequence;
-      else if (message.type === 'error') reject(new Error(`subscribe refused: ${String(data)}`));
-    });
+  const { socket, closed } = await rawSubscription(server, token, 'subscription { jobEvents { jobId sequence message } }', (data) => {
+    lastSequence = (data.jobEvents as { sequence: number }).sequence;
   });
+  return { socket, lastSequence: () => lastSequence, closed };
 }

@@ -12,7 +12,7 @@ import { asJobId, eventOf, JobEventReason, JobStatus, type JobSnapshot } from '.
 import { JobKind } from '../../src/job-kinds';
 import { buildEngine, createTestDb } from '../support/engine-harness';
 import { testKindRegistrations } from '../support/test-kinds';
-import { capturingLogger, startTestApiServer, waitUntil, type TestApiServer } from './support/api-server';
+import { capturingLogger, rawSubscription, startTestApiServer, waitUntil, type TestApiServer } from './support/api-server';
 
 const MAX_PENDING_EVENTS = 100;
 /**
@@ -44,37 +44,22 @@ afterAll(async () => {
 
 interface Subscriber {
   socket: WebSocket;
-  /** The sequences of the `next` messages received so far. */
+  /** The sequences of the events received so far. */
   sequences: number[];
   /** Their job ids, where the subscription asks for them. */
   jobIds: string[];
   closed: Promise<number>;
 }
 
-/** A raw graphql-transport-ws client holding one subscription (`query`), once the server has its subscribe. */
-function subscribe(token: string, query: string, field: 'jobEvents' | 'jobProgress'): Promise<Subscriber> {
-  const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
+async function subscribe(token: string, query: string, field: 'jobEvents' | 'jobProgress'): Promise<Subscriber> {
   const sequences: number[] = [];
   const jobIds: string[] = [];
-  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
-    socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type: string; payload?: { data?: Record<string, { sequence: number; jobId?: string }> } };
-      if (message.type === 'connection_ack') {
-        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
-        // A ping answered after the subscribe: the server has read the subscribe by then.
-        socket.send(JSON.stringify({ type: 'ping' }));
-      } else if (message.type === 'pong') resolve({ socket, sequences, jobIds, closed });
-      else if (message.type === 'next') {
-        const received = message.payload!.data![field]!;
-        sequences.push(received.sequence);
-        if (received.jobId) jobIds.push(received.jobId);
-      }
-      else if (message.type === 'error') reject(new Error(`subscribe refused: ${String(data)}`));
-    });
+  const { socket, closed } = await rawSubscription(server, token, query, (data) => {
+    const received = data[field] as { sequence: number; jobId?: string };
+    sequences.push(received.sequence);
+    if (received.jobId) jobIds.push(received.jobId);
   });
+  return { socket, sequences, jobIds, closed };
 }
 
 const dashboard = (token: string) => subscribe(token, 'subscription { jobEvents { jobId sequence message } }', 'jobEvents');

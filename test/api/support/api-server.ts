@@ -209,6 +209,35 @@ export function rawSocket(server: { wsUrl: string }): Promise<RawSocket> {
   });
 }
 
+/**
+ * One subscription on a raw graphql-transport-ws socket of `token`'s, for tests that must
+ * handle the socket itself (stop reading it, see it dropped): resolves once the server has
+ * read the subscribe (a ping sent after it has been answered). Each result's data goes to
+ * `onNext`, unkept: such tests send many megabytes.
+ */
+export function rawSubscription(
+  server: { wsUrl: string },
+  token: string,
+  query: string,
+  onNext: (data: Record<string, unknown>) => void,
+): Promise<{ socket: WebSocket; closed: Promise<number> }> {
+  const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
+  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; payload?: { data?: Record<string, unknown> } };
+      if (message.type === 'connection_ack') {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+        socket.send(JSON.stringify({ type: 'ping' }));
+      } else if (message.type === 'pong') resolve({ socket, closed });
+      else if (message.type === 'next') onNext(message.payload!.data!);
+      else if (message.type === 'error') reject(new Error(`subscribe refused: ${String(data)}`));
+    });
+  });
+}
+
 export interface RawSocket {
   socket: WebSocket;
   messages: unknown[];
