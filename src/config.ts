@@ -51,7 +51,8 @@ export const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS
 
 /** Per-client limits of the API, sized for an office (many people, a few tabs each). */
 export const DEFAULT_LIMITS = {
-  http: { perSubject: 20, perAddress: 10, burst: 200 },
+  // In flight: well above a page's queries at once (a body is held while it arrives).
+  http: { perSubject: 20, perAddress: 10, burst: 200, maxInFlightPerCaller: 64 },
   socket: {
     maxConnectionsPerAddress: 128,
     connectsPerSecond: 10,
@@ -163,7 +164,8 @@ export interface Config {
   };
   /** Rate limits per caller (HTTP operations, socket subscribes) and socket caps; see the README's "Limits". */
   limits: {
-    http: { perSubject: number; perAddress: number; burst: number };
+    /** Operations per second per subject or address, the burst allowance, and operations of one caller in flight at once. */
+    http: { perSubject: number; perAddress: number; burst: number; maxInFlightPerCaller: number };
     socket: {
       maxConnectionsPerAddress: number;
       /** New sockets (upgrades) per second per client address, plus `connectBurst` per burst window. */
@@ -443,6 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
         perSubject: int(env, 'RATE_LIMIT_PER_SUBJECT', DEFAULT_LIMITS.http.perSubject, 1, 100_000),
         perAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', DEFAULT_LIMITS.http.perAddress, 1, 100_000),
         burst: int(env, 'RATE_LIMIT_BURST', DEFAULT_LIMITS.http.burst, 0, 1_000_000),
+        maxInFlightPerCaller: int(env, 'HTTP_MAX_IN_FLIGHT_PER_CALLER', DEFAULT_LIMITS.http.maxInFlightPerCaller, 1, 100_000),
       },
       socket: {
         maxConnectionsPerAddress: int(env, 'WS_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_LIMITS.socket.maxConnectionsPerAddress, 1, 1_000_000),

@@ -164,6 +164,12 @@ describe('loadConfig', () => {
     expect(configError({ OPS_RATE_BURST: '-1' }).variable).toBe('OPS_RATE_BURST');
   });
 
+  it("HTTP_MAX_IN_FLIGHT_PER_CALLER bounds one caller's HTTP operations in flight at once", () => {
+    expect(loadConfig({}).limits.http.maxInFlightPerCaller).toBe(64);
+    expect(loadConfig({ HTTP_MAX_IN_FLIGHT_PER_CALLER: '8' }).limits.http.maxInFlightPerCaller).toBe(8);
+    expect(configError({ HTTP_MAX_IN_FLIGHT_PER_CALLER: '0' }).variable).toBe('HTTP_MAX_IN_FLIGHT_PER_CALLER');
+  });
+
   it('WS_MAX_PENDING_EVENTS bounds what waits for a subscription whose client falls behind', () => {
     expect(loadConfig({}).limits.socket.maxPendingEvents).toBe(10_000);
     expect(loadConfig({ WS_MAX_PENDING_EVENTS: '500' }).limits.socket.maxPendingEvents).toBe(500);

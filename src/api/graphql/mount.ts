@@ -19,6 +19,7 @@ import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i1
 import { callerBodyLimit } from '../body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { behindRefusedCallers, httpRateLimit } from '../http-rate-limit';
+import { limitInFlightPerCaller } from '../in-flight-limit';
 import { addressCaller, RefusedCallers, subjectCaller } from '../refused-callers';
 import type { ClientAddresses } from '../client-address';
 import { dropStalledSendWith } from '../send-timeout';
@@ -254,6 +255,7 @@ export function graphqlMount(
     app.use(
       GRAPHQL_PATH,
       httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator, refusedCallers, addresses }),
+      limitInFlightPerCaller(limits.http.maxInFlightPerCaller, refusedCallers),
       ...callerBodyLimit(settings),
       behindRefusedCallers(refusedCallers),
       httpDocumentCheck({ check: checkDocument, schema, maxComplexity: settings.maxComplexity, formatError }),
