@@ -68,8 +68,7 @@ export const DEFAULT_LIMITS = {
     // subscribe burst, then 100 refusals), so that limit, with its penalty, comes first.
     messageBurst: 500,
     // Events queued for one subscription whose client falls behind (see BacklogLimit):
-    // a dashboard may lag a burst of thousands of jobs' events and catch up; the events
-    // are shared, so a stalled client holds 8 bytes each of its own.
+    // a dashboard may lag a burst of thousands of jobs' events and still catch up.
     maxPendingEvents: 10_000,
   },
   refusalCost: 5,
