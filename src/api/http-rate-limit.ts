@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { Authenticator } from './auth/authenticator';
 import type { ClientAddresses } from './client-address';
@@ -59,25 +59,43 @@ export function httpRateLimit(options: {
     const caller: CallerKey = subject !== null ? subjectCaller(subject) : addressCaller(key);
     res.locals.caller = caller;
     // A caller refused lately has even its allowance checked (and its 429 written) in its turn at the back.
-    if (!(await waitTurn(options.refusedCallers, caller, req, res))) return;
-    let waitSeconds: number | null;
-    try {
-      waitSeconds = await limiter.take(key);
-    } catch (error) {
-      return next(error);
-    }
-    if (waitSeconds === null) {
-      res.once('finish', () => {
-        if (!REFUSED_STATUSES.has(res.statusCode)) return;
-        options.refusedCallers.refused(caller);
-        if (extraForRefusal > 0) void limiter.spend(key, extraForRefusal);
-      });
-      return next();
-    }
-    options.refusedCallers.refused(caller);
     const who = subject !== null ? 'for this token' : 'from this address without a valid token';
-    answerRateLimited(res, `Too many requests ${who}: ${limiter.describe('operations')}; try again in ${waitSeconds} s`, waitSeconds);
+    const refusal = (waitSeconds: number) => `Too many requests ${who}: ${limiter.describe('operations')}; try again in ${waitSeconds} s`;
+    if (!(await takeInTurn({ limiter, key, caller, refusedCallers: options.refusedCallers, refusal }, req, res, next))) return;
+    res.once('finish', () => {
+      if (!REFUSED_STATUSES.has(res.statusCode)) return;
+      options.refusedCallers.refused(caller);
+      if (extraForRefusal > 0) void limiter.spend(key, extraForRefusal);
+    });
+    next();
   };
+}
+
+/**
+ * The caller's turn (at the back if it was refused lately), then one operation from
+ * `key`'s allowance. True when the request may go on. False when it may not, and is
+ * dealt with: over the allowance (a 429 in `refusal`'s words, and the caller goes to the
+ * back), the back full, the client gone while it waited, or the limiter failing (passed
+ * to `next`).
+ */
+export async function takeInTurn(
+  args: { limiter: KeyedRateLimiter; key: string; caller: CallerKey; refusedCallers: RefusedCallers; refusal: (waitSeconds: number) => string },
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): Promise<boolean> {
+  if (!(await waitTurn(args.refusedCallers, args.caller, req, res))) return false;
+  let waitSeconds: number | null;
+  try {
+    waitSeconds = await args.limiter.take(args.key);
+  } catch (error) {
+    next(error);
+    return false;
+  }
+  if (waitSeconds === null) return true;
+  args.refusedCallers.refused(args.caller);
+  answerRateLimited(res, args.refusal(waitSeconds), waitSeconds);
+  return false;
 }
 
 /** A 429 with `Retry-After` and a RATE_LIMITED error, in GraphQL's error shape. */
@@ -106,7 +124,7 @@ export function behindRefusedCallers(refusedCallers: RefusedCallers): RequestHan
  * at the back for one refused lately. False when it may not: the back was full (answered
  * 429 here) or the client left while it waited (nobody to answer).
  */
-export async function waitTurn(refusedCallers: RefusedCallers, caller: CallerKey, req: Request, res: Response): Promise<boolean> {
+async function waitTurn(refusedCallers: RefusedCallers, caller: CallerKey, req: Request, res: Response): Promise<boolean> {
   if (!refusedCallers.isBehind(caller)) return true;
   if (!(await refusedCallers.turn(caller))) {
     answerRateLimited(res, 'Too many operations waiting from callers refused lately; try again in 1 s', 1);

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { OpsRateSettings } from '../config';
 import type { ClientAddresses } from './client-address';
-import { answerRateLimited, waitTurn } from './http-rate-limit';
+import { takeInTurn } from './http-rate-limit';
 import { KeyedRateLimiter } from './rate-limiter';
 import { addressCaller, type RefusedCallers } from './refused-callers';
 
@@ -17,16 +17,7 @@ export function opsRateLimit(options: { settings: OpsRateSettings; addresses: Cl
   const limiter = new KeyedRateLimiter(options.settings.perSecond, options.settings.burst);
   return async (req, res, next) => {
     const key = options.addresses.keyOf(req);
-    const caller = addressCaller(key);
-    if (!(await waitTurn(options.refusedCallers, caller, req, res))) return;
-    let waitSeconds: number | null;
-    try {
-      waitSeconds = await limiter.take(key);
-    } catch (error) {
-      return next(error);
-    }
-    if (waitSeconds === null) return next();
-    options.refusedCallers.refused(caller);
-    answerRateLimited(res, `Too many requests to the operator endpoints from this address; try again in ${waitSeconds} s`, waitSeconds);
+    const refusal = (waitSeconds: number) => `Too many requests to the operator endpoints from this address; try again in ${waitSeconds} s`;
+    if (await takeInTurn({ limiter, key, caller: addressCaller(key), refusedCallers: options.refusedCallers, refusal }, req, res, next)) next();
   };
 }

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 
 /** How often the connections with data waiting to leave are looked at. */
-export const SEND_CHECK_INTERVAL_MS = 1_000;
+const SEND_CHECK_INTERVAL_MS = 1_000;
 
 const DROP = Symbol('jiaowu.dropStalledSend');
 

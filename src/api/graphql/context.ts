@@ -1,10 +1,11 @@
 import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../../engine/engine';
-import type { JobSnapshot } from '../../engine/types';
+import type { JobEvent, JobSnapshot } from '../../engine/types';
 import { DEFAULT_LOCALE, type Locale } from '../../i18n/locale';
 import type { Viewer } from '../auth/viewer';
 import { CostMeter } from './cost-meter';
+import type { BacklogLimit } from './event-stream';
 import type { JobEventHub } from './job-event-hub';
 
 /**
@@ -28,9 +29,10 @@ export type Loaders = {
 
 /**
  * What a subscription keeps for a client that falls behind, and what is done once it is
- * too far behind (see `BacklogLimit`; each stream says what its events are keyed by).
+ * too far behind: a `BacklogLimit` but for what its events are keyed by, which each
+ * stream says.
  */
-export type SubscriptionBacklog = { maxPending: number; onOverflow: () => void };
+export type SubscriptionBacklog = Omit<BacklogLimit<JobEvent>, 'keyOf'>;
 
 /** The resolver context. A `type`, not an `interface`, so graphql-ws accepts it. */
 export type GraphQLContext = {
