@@ -427,6 +427,8 @@ export function loadConfig(env: Env = process.env): Config {
       publishedMaxWaitSeconds,
       retentionDays: int(env, 'OUTBOX_RETENTION_DAYS', 14, 0, 3650),
       cleanupBatchSize: int(env, 'OUTBOX_CLEANUP_BATCH_SIZE', 500, 1, 100_000),
+      // JOB_FAST_START: true | false — a worker starts a job on its enqueue's NOTIFY when it has a free slot, before the broker's copy comes.
+      fastStart: bool(env, 'JOB_FAST_START', true),
       shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3_600),
       dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
       kinds,

@@ -26,6 +26,7 @@ import { insertAndSendJobBatch, insertJobBatch } from './insert-job-batch';
 import { recoverOnStartup } from './queries/recover-on-startup';
 import { retryJob } from './queries/retry-job';
 import type { KindRegistration, KindRegistry } from './registry';
+import { FastStartListener } from './fast-start-listener';
 import { Runner } from './runner';
 import type { JobTransport } from './transport/transport';
 import { eventOf, isTerminal, JobEventReason, type JobEvent, type JobId, type JobSnapshot } from './types';
@@ -47,6 +48,8 @@ export interface EngineSettings {
   consumers: Record<string, number>;
   /** Deliveries held per kind beyond the running ones in this process (overrides the kind's registered default; see KindDefaults.prefetch). */
   prefetch?: Record<string, number>;
+  /** A worker on a durable transport starts jobs on their enqueue's NOTIFY when it has a free slot (see FastStartListener; default true). */
+  fastStart?: boolean;
 }
 
 export interface EngineRoles {
@@ -92,6 +95,7 @@ export class JobEngine {
   readonly metrics: EngineMetrics;
   readonly publisher: OutboxPublisher | null;
   readonly runner: Runner | null;
+  private readonly fastStart: FastStartListener | null;
   readonly maintenance: MaintenanceScheduler;
   readonly leaseRescuer: LeaseRescuer;
   readonly outboxRepublisher: OutboxRepublisher;
@@ -150,6 +154,12 @@ export class JobEngine {
           wakePublisher: () => this.waker.committed(),
         })
       : null;
+    const runner = this.runner;
+    // In memory, the enqueuing process is the worker: its message is a function call away.
+    this.fastStart =
+      runner && transport.durable && settings.fastStart !== false
+        ? new FastStartListener({ connection: options.listenConnection, logger: logger.child({ part: 'fast-start' }), offer: (message) => runner.offer(message) })
+        : null;
     this.waker = new OutboxWaker(pool, this.publisher, logger);
     const maintenanceLogger = logger.child({ part: 'maintenance' });
     const wake = () => this.waker.committed();
@@ -207,6 +217,7 @@ export class JobEngine {
     }
     await this.publisher?.start();
     await this.runner?.start();
+    await this.fastStart?.start();
     if (this.runner) this.stopObservingRunner = this.metrics.observe(this.runner);
     if (roles.maintenance) this.maintenance.start();
   }
@@ -216,6 +227,7 @@ export class JobEngine {
     if (!this.started) return;
     this.started = false;
     await this.maintenance.stop();
+    await this.fastStart?.stop();
     try {
       await this.runner?.stop(graceMs);
     } finally {

@@ -26,6 +26,7 @@ export class EngineMetrics {
   readonly rescued: Counter;
   readonly republished: Counter;
   readonly parked: Counter;
+  readonly fastStarted: Counter;
 
   constructor(meter: Meter = otel.getMeter(METER_NAME)) {
     this.published = meter.createCounter('jiaowu.background_jobs.published', {
@@ -61,6 +62,10 @@ export class EngineMetrics {
     this.parked = meter.createCounter('jiaowu.background_jobs.parked', {
       description: 'Deliveries moved to the parked queue instead of running (malformed, on the wrong queue, or not matching their outbox row), by kind and reason',
       unit: '{message}',
+    });
+    this.fastStarted = meter.createCounter('jiaowu.background_jobs.fast_started', {
+      description: 'Jobs claimed on their enqueue notification by a worker with a free slot, before their broker message came, by kind',
+      unit: '{job}',
     });
     this.running = meter.createObservableGauge('jiaowu.background_jobs.running', {
       description: 'Jobs whose processor runs in this process now, by kind',

@@ -1,5 +1,6 @@
-import { Client, type ClientConfig, type Pool } from 'pg';
+import type { ClientConfig, Pool } from 'pg';
 import type { Logger } from 'pino';
+import { ListenConnection } from './db/listen-connection';
 import { poolSql, type Sql } from './db/sql';
 import type { EngineMetrics } from './metrics';
 import { claimForPublish, nextPendingDueAt } from './queries/claim-for-publish';
@@ -18,7 +19,6 @@ export const PUBLISH_RETRY_MS = 2_000;
  * every enqueue's insert, and by a moment later most of those rows are claimed already.
  */
 export const RESERVED_MARK_DELAY_MS = 250;
-const LISTEN_RECONNECT_MAX_MS = 10_000;
 
 export interface PublisherSettings {
   /** The safety-net poll when nothing wakes the publisher. */
@@ -39,9 +39,8 @@ export class OutboxPublisher {
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
   private woken = false;
-  private listener: Client | null = null;
-  private listenRetryMs = 250;
-  private listenTimer: NodeJS.Timeout | null = null;
+  /** Wakes this publisher on enqueues of other processes; after a reconnect it wakes once for what it missed. */
+  private readonly listener: ListenConnection;
   /** Sends of rows enqueued here as PUBLISHING (see `sendReserved`), awaited by `stop`. */
   private readonly reservedSends = new Set<Promise<void>>();
   /** Confirmed reserved rows whose PUBLISHED mark waits (see RESERVED_MARK_DELAY_MS). */
@@ -61,6 +60,13 @@ export class OutboxPublisher {
     },
   ) {
     this.sql = poolSql(deps.relaxedPool);
+    this.listener = new ListenConnection({
+      connection: deps.listenConnection,
+      channel: OUTBOX_CHANNEL,
+      logger: deps.logger,
+      onNotification: () => this.wake(),
+      onListening: () => this.wake(),
+    });
   }
 
   /**
@@ -75,10 +81,7 @@ export class OutboxPublisher {
 
   async start(): Promise<void> {
     this.running = true;
-    await this.listen().catch((error) => {
-      this.deps.logger.warn({ err: error }, 'LISTEN failed; polling until it reconnects');
-      this.scheduleListen();
-    });
+    await this.listener.start();
     this.loop = this.run();
   }
 
@@ -91,14 +94,11 @@ export class OutboxPublisher {
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
-    if (this.listenTimer) clearTimeout(this.listenTimer);
     await this.loop;
     // Bounded by the transport's publish timeout; a row left PUBLISHING is the republisher's.
     await Promise.all([...this.reservedSends]);
     await this.markUnmarked();
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 
   /**
@@ -236,39 +236,6 @@ export class OutboxPublisher {
       });
       this.wakeUp = null;
     }
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client(this.deps.listenConnection);
-    client.on('notification', () => this.wake());
-    client.on('error', (error) => {
-      this.deps.logger.warn({ err: error }, 'LISTEN connection lost');
-      this.dropListener(client);
-    });
-    client.on('end', () => this.dropListener(client));
-    await client.connect();
-    await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-    this.listener = client;
-    this.listenRetryMs = 250;
-    // Anything enqueued while we were not listening.
-    this.wake();
-  }
-
-  private dropListener(client: Client): void {
-    if (this.listener !== client) return;
-    this.listener = null;
-    client.end().catch(() => undefined);
-    this.scheduleListen();
-  }
-
-  private scheduleListen(): void {
-    if (!this.running || this.listenTimer) return;
-    const delay = this.listenRetryMs;
-    this.listenRetryMs = Math.min(this.listenRetryMs * 2, LISTEN_RECONNECT_MAX_MS);
-    this.listenTimer = setTimeout(() => {
-      this.listenTimer = null;
-      if (this.running) this.listen().catch(() => this.scheduleListen());
-    }, delay);
   }
 }
 

@@ -63,6 +63,8 @@ interface RunningJob {
 }
 
 const ACK: Settlement = { type: 'ack' };
+/** A job offered directly whose claim another claimer won: nothing was done here. */
+const NOT_TAKEN: Settlement = { type: 'requeue' };
 
 /**
  * Takes deliveries of every registered kind from the transport and runs them, per
@@ -74,6 +76,7 @@ export class Runner {
   /** Claims and heartbeats: see `relaxedPool` in EngineOptions for why they need no fsync. */
   private readonly relaxedSql: Sql;
   private readonly consumers: ConsumerHandle[] = [];
+  private readonly consumerOf = new Map<string, ConsumerHandle>();
   private readonly running = new Map<string, RunningJob>();
   private unsubscribe: (() => void) | null = null;
   /** Claims that meet in time share one statement (see Batcher); completions too, in the completer. */
@@ -119,10 +122,20 @@ export class Runner {
       const { kind } = registration;
       const consumers = consumersOf(registration);
       const prefetch = prefetchOf(registration);
-      const handle = await this.deps.transport.consume(kind, consumers, (message) => this.handle(registration, message), { prefetch });
+      const handle = await this.deps.transport.consume(kind, consumers, (message, options) => this.handle(registration, message, options?.direct ?? false), { prefetch });
       this.consumers.push(handle);
+      this.consumerOf.set(kind, handle);
       this.deps.logger.info({ kind, consumers, prefetch, transport: this.deps.transport.name }, 'consuming jobs');
     }
+  }
+
+  /**
+   * A job just enqueued (see FastStartListener): run it now if its kind has a free slot
+   * here. The claim decides, as for any delivery; true when a slot took it.
+   */
+  offer(message: JobMessage): boolean {
+    if (this.shuttingDown) return false;
+    return this.consumerOf.get(message.kind)?.offer?.(message) ?? false;
   }
 
   /** Jobs running in this process now, by kind (every consumed kind, 0 included). */
@@ -170,16 +183,21 @@ export class Runner {
     this.unsubscribe?.();
   }
 
-  private async handle(registration: KindRegistration, message: JobMessage): Promise<Settlement> {
+  /** `direct`: no delivery is held (see HandleOptions). */
+  private async handle(registration: KindRegistration, message: JobMessage, direct: boolean): Promise<Settlement> {
     const leaseSeconds = registration.defaults.leaseSeconds ?? this.deps.settings.leaseSeconds;
     const attemptLimit = registration.defaults.attemptLimit ?? this.deps.settings.attemptLimit;
     if (message.kind !== registration.kind) {
       return { type: 'park', reason: ParkReason.WRONG_QUEUE, detail: `a ${message.kind} message on the ${registration.kind} queue` };
     }
     const token = randomUUID();
-    const claim = await this.claims.submit({ outboxId: message.outboxId, jobId: message.jobId, kind: registration.kind, token, leaseSeconds, attemptLimit });
+    const claim = await this.claims.submit({ outboxId: message.outboxId, jobId: message.jobId, kind: registration.kind, token, leaseSeconds, attemptLimit, offered: direct });
 
-    if (!claim) return settleLostClaim(await getOutboxState(this.sql, message.outboxId), message, leaseSeconds);
+    if (!claim) {
+      // Offered directly: someone else has the job (the broker's copy decides what it needs).
+      if (direct) return NOT_TAKEN;
+      return settleLostClaim(await getOutboxState(this.sql, message.outboxId), message, leaseSeconds);
+    }
 
     if (claim.id == null) {
       // Claimed the message, but the job must not run (again).
@@ -216,7 +234,8 @@ export class Runner {
 
     const job = toSnapshot(claim as JobRow);
     this.emit(claim as JobRow, JobEventReason.STARTED);
-    return this.run(registration, message, job, token, leaseSeconds, attemptLimit);
+    if (direct) this.deps.metrics.fastStarted.add(1, { kind: registration.kind });
+    return this.run(registration, message, job, token, leaseSeconds, attemptLimit, direct);
   }
 
   /**
@@ -247,6 +266,7 @@ export class Runner {
     token: string,
     leaseSeconds: number,
     attemptLimit: number,
+    direct: boolean,
   ): Promise<Settlement> {
     const { kind } = registration;
     const controller = new AbortController();
@@ -383,6 +403,7 @@ export class Runner {
         attemptLimit,
         logger,
         setOutcome: (o) => (outcome = o),
+        messageSettled: direct,
       });
     } finally {
       this.running.delete(job.id);
@@ -487,7 +508,7 @@ export class Runner {
     attemptLimit: number;
     logger: Logger;
     setOutcome: (outcome: ProcessOutcome) => void;
-    /** The delivery was already acknowledged: a retry must go through the outbox. */
+    /** No delivery is held (acknowledged already, or a direct run): a retry must go through the outbox. */
     messageSettled?: boolean;
   }): Promise<Settlement> {
     const { message, token, error, attempt, attemptLimit, logger } = args;
@@ -524,7 +545,10 @@ export class Runner {
           refundAttempt: true,
         });
         this.emit(row, JobEventReason.RETRY_SCHEDULED);
-        return durable ? { type: 'requeue' } : ACK;
+        if (durable) return { type: 'requeue' };
+        // The row waits in PENDING for a publisher to send it again.
+        this.deps.wakePublisher?.();
+        return ACK;
       }
       case null:
         break;

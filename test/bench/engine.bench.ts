@@ -239,7 +239,8 @@ async function measureEnqueue(db: Database, transportName: TransportName): Promi
   return rate;
 }
 
-async function measureLatency(db: Database, transportName: TransportName): Promise<number[]> {
+/** `fastStart` false: every start waits for the job's message to cross the transport (JOB_FAST_START=false). */
+async function measureLatency(db: Database, transportName: TransportName, fastStart = true): Promise<number[]> {
   await resetJobs(db);
   const m = await messaging(transportName);
   const startedAt = new Map<string, number>();
@@ -248,6 +249,7 @@ async function measureLatency(db: Database, transportName: TransportName): Promi
     db,
     transport: m.transport,
     bus: m.bus,
+    settings: { fastStart },
     registrations: counterRegistrations(
       () => undefined,
       (jobId) => {
@@ -391,6 +393,8 @@ async function main(): Promise<void> {
             p99.values[system] = stats.p99;
           };
           for (const transport of transports) put(`engine ${transport}`, await measureLatency(db, transport));
+          // The same start without the enqueue's NOTIFY taken up: the job's message crosses the broker first.
+          if (transports.includes('rabbitmq')) put('engine rabbitmq, no fast start', await measureLatency(db, 'rabbitmq', false));
           await resetJobs(db);
           const claim = latencyStats(await measureLoneClaim(db, KINDS[0]!, LATENCY_SAMPLES, LATENCY_WARMUP));
           floorNotes.push(`  lone claim (the runner's claim statement alone, one at a time): ${describeStats(claim)}`);

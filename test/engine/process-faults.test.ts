@@ -10,6 +10,8 @@ import { openDatabase } from '../../src/database';
 import { silentLogger } from '../../src/engine/logger';
 import { enqueueInPool } from '../../src/engine/enqueue';
 import { KindRegistry } from '../../src/engine/registry';
+import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
+import { buildEngine } from '../support/engine-harness';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { startPrivateRabbit, type PrivateRabbit } from '../support/private-rabbit';
 import { createTestDatabase, deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
@@ -113,6 +115,43 @@ describe.runIf(rabbit)('a worker killed with SIGKILL mid-job', () => {
     expect(rows[0].most).toBeGreaterThanOrEqual(2); // the killed worker's jobs were claimed again
     const { rows: effects } = await db.pool.query('SELECT DISTINCT pid FROM test_effects');
     expect(effects.map((r) => r.pid)).not.toContain(a!.pid); // a dead process completed nothing
+  }, 120_000);
+});
+
+describe.runIf(rabbit)('a worker killed mid-job it started on the enqueue’s NOTIFY', () => {
+  it('the job is handed on by its broker copy and ends SUCCEEDED exactly once', async () => {
+    const testDb = await createTestDatabase('faults_fast_kill');
+    cleanups.push(() => testDb.drop());
+    const db = await prepareDatabase(testDb.url);
+    const prefix = uniquePrefix('faults_fast_kill');
+    cleanups.push(() => deleteRabbitObjects(prefix, { listWithRabbitmqctl: 'rabbit@localhost' }));
+    const env = { ROLE: 'worker', DATABASE_URL: testDb.url, RABBITMQ_URL: rabbitUrl(), RABBITMQ_PREFIX: prefix, JOB_LEASE_SECONDS: '5', TEST_SLEEP_CONSUMERS: '2' };
+    const a = await spawnService(env);
+    processes.push(a);
+    // An API process: its enqueues write PUBLISHING rows and send their messages at once.
+    const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger });
+    const api = buildEngine({ db, transport, roles: { worker: false }, registrations: [{ kind: TEST_SLEEP_KIND, defaults: { consumers: 1 }, processor: async () => null }] });
+    await api.start();
+    cleanups.push(async () => {
+      await api.stop(1_000);
+      await transport.close();
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) ids.push((await api.enqueue({ kind: TEST_SLEEP_KIND, input: { ms: 4_000 } })).job.id);
+    await waitUntil('both jobs to run in the first worker', async () => {
+      const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) AND current_step = $2", [ids, `running in pid ${a.pid}`]);
+      return rows[0].n === 2;
+    }, 30_000);
+    // Both were started by the NOTIFY, not by a delivery.
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`jiaowu_background_jobs_fast_started_total\\{[^}]*kind="${TEST_SLEEP_KIND}"[^}]*\\} 2\\b`));
+    await a.kill9();
+    const b = await spawnService(env);
+    processes.push(b);
+    await waitUntil('every job to succeed', async () => (await statusCounts(db.pool, ids)).SUCCEEDED === ids.length, 60_000, () => b.output());
+    expect(await effectsPerJob(db.pool, ids)).toEqual(ids.map(() => 1));
+    const { rows: effects } = await db.pool.query('SELECT DISTINCT pid FROM test_effects');
+    expect(effects.map((r) => r.pid)).toEqual([b.pid]);
   }, 120_000);
 });
 

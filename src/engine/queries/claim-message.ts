@@ -11,6 +11,14 @@ export interface ClaimArgs {
   token: string;
   leaseSeconds: number;
   attemptLimit: number;
+  /**
+   * Claimed on the job's enqueue notification, with no delivery in hand (see
+   * FastStartListener): only a row whose message is in the broker or on its way
+   * (PUBLISHING/PUBLISHED), so that a copy is there to start the job again should this
+   * worker die. A PENDING row has none yet, and an expired lease is the broker copy's
+   * (or the lease rescuer's) to take over.
+   */
+  offered?: boolean;
 }
 
 /**
@@ -20,7 +28,8 @@ export interface ClaimArgs {
  * Fenced on what the message says as well as its outbox id: the row must belong to
  * the message's job and kind (the runner passes the kind of the queue it consumes,
  * which the message must name), so a misrouted or forged message claims nothing and
- * no processor runs on another kind's job. And not before the row is due: a stray
+ * no processor runs on another kind's job. An offered claim (no delivery in hand)
+ * takes only a row whose message is sent or on its way (see `offered`). And not before the row is due: a stray
  * copy of a message whose retry waits out its back-off in the outbox (PENDING,
  * `available_at` ahead) cannot start it early.
  * In the same statement the job turns RUNNING, unless it is over the attempt
@@ -46,16 +55,16 @@ export async function claimMessage(sql: Sql, args: ClaimArgs): Promise<ClaimRow 
   return rows[0];
 }
 
-const CLAIM_MANY_SQL = claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[])`);
-const CLAIM_ONE_SQL = claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text`);
+const CLAIM_MANY_SQL = claimSql(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::float8[], $4::int[], $5::uuid[], $6::text[], $7::bool[])`);
+const CLAIM_ONE_SQL = claimSql(`SELECT $1::uuid, $2::uuid, $3::float8, $4::int, $5::uuid, $6::text, $7::bool`);
 
 /** A claim's values in the order of `claimSql`'s columns. */
-const claimValues = (c: ClaimArgs) => [c.outboxId, c.token, c.leaseSeconds, c.attemptLimit, c.jobId, c.kind];
+const claimValues = (c: ClaimArgs) => [c.outboxId, c.token, c.leaseSeconds, c.attemptLimit, c.jobId, c.kind, c.offered ?? false];
 
-/** The claim over `source`: rows of (outbox id, token, lease seconds, attempt limit, job id, kind). */
+/** The claim over `source`: rows of (outbox id, token, lease seconds, attempt limit, job id, kind, offered). */
 function claimSql(source: string): string {
   return `WITH req AS (
-       SELECT * FROM (${source}) AS r(outbox_id, token, lease_seconds, attempt_limit, job_id, kind)
+       SELECT * FROM (${source}) AS r(outbox_id, token, lease_seconds, attempt_limit, job_id, kind, offered)
      ), claimed AS (
        UPDATE job_outbox o
        SET state = 'PROCESSING', processing_token = req.token,
@@ -64,8 +73,8 @@ function claimSql(source: string): string {
        FROM req
        WHERE o.id = req.outbox_id AND o.job_id = req.job_id AND o.kind = req.kind
          AND o.available_at <= now()
-         AND (o.state IN ('PENDING', 'PUBLISHING', 'PUBLISHED')
-              OR (o.state = 'PROCESSING' AND o.lease_expires_at < now()))
+         AND (o.state IN ('PUBLISHING', 'PUBLISHED')
+              OR (NOT req.offered AND (o.state = 'PENDING' OR (o.state = 'PROCESSING' AND o.lease_expires_at < now()))))
        RETURNING o.id AS outbox_id, o.job_id, o.processing_attempts, req.attempt_limit
      ), started AS (
        UPDATE jobs j

@@ -38,6 +38,15 @@ export const insertJobValues = (j: InsertJobArgs) => [j.jobId, j.outboxId, j.kin
 export type InsertedOutboxState = OutboxState.PENDING | OutboxState.PUBLISHING;
 
 /**
+ * Every enqueue NOTIFYs this channel once per job, at its commit, with the payload
+ * `<outbox id> <job id> <kind>`: an idle worker of the kind may start the job at once
+ * (see FastStartListener) instead of waiting for its message to cross the broker. The
+ * message is sent all the same; a notification only saves time, so one that is lost
+ * (no listener, a dropped connection) loses nothing.
+ */
+export const JOB_READY_CHANNEL = 'jiaowu_job_ready';
+
+/**
  * The statement of `insertJob` and `insertJobs`, given the rows to insert as
  * (job_id, outbox_id, kind, input, requested_by, idempotency_key, exclusive_key, ord),
  * built once for each state the outbox row may be written in.
@@ -58,8 +67,11 @@ const insertJobsSql = (rows: string, outboxState: InsertedOutboxState) => `WITH 
      ), outbox AS (
        INSERT INTO job_outbox (id, job_id, kind, state)
        SELECT req.outbox_id, job.id, job.kind, '${outboxState}' FROM job JOIN req ON req.job_id = job.id
+       RETURNING id, job_id, kind
      )
-     SELECT * FROM job`;
+     -- The sub-query runs once, for its NOTIFYs (a SELECT in WITH would run only if read).
+     SELECT * FROM job
+     WHERE (SELECT count(pg_notify('${JOB_READY_CHANNEL}', o.id || ' ' || o.job_id || ' ' || o.kind)) FROM outbox o) >= 0`;
 
 /** One job over scalar parameters. */
 const INSERT_ONE_SQL = insertJobsSqlByState(`SELECT $1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::text, $7::text, 1`);

@@ -72,6 +72,8 @@ export class KindConsumer implements ConsumerHandle {
   private readonly queue: string;
   /** Acks of each channel this consumer had, sent several to a frame (see ChannelAcks). */
   private readonly acks = new WeakMap<Channel, ChannelAcks>();
+  /** Jobs running by `offer`, by outbox id, with the broker copies that arrived meanwhile. */
+  private readonly directRuns = new Map<string, { message: JobMessage; copies: Delivery[] }>();
 
   constructor(
     private readonly transport: KindConsumerHost,
@@ -87,6 +89,26 @@ export class KindConsumer implements ConsumerHandle {
 
   get active(): number {
     return this.running;
+  }
+
+  /**
+   * Runs a job in a free slot without its delivery (see ConsumerHandle.offer). Refused
+   * while a delivery waits: those came first, and a full consumer has no slot to give.
+   * Its broker copy, when it comes during the run, waits beside it without a slot of its
+   * own and is settled as the run's delivery would have been: acknowledged after it, or —
+   * when the run did not take the job (another claimer won) — handled as any delivery.
+   * A copy that comes after the run is handled as any delivery too (its claim loses, and
+   * the row it then reads says it is done): once the run is over, a copy of the same
+   * outbox row may be a later publish of it (a retry), which must run.
+   */
+  offer(message: JobMessage): boolean {
+    const id = message.outboxId;
+    if (this.stopped || this.running >= this.consumers || this.waiting.length > 0) return false;
+    if (this.directRuns.has(id)) return false;
+    this.running++;
+    this.directRuns.set(id, { message, copies: [] });
+    void this.runDirect(message);
+    return true;
   }
 
   /** Opens a channel on `model` and starts consuming (idempotent per model). */
@@ -200,7 +222,13 @@ export class KindConsumer implements ConsumerHandle {
       this.nack(source, true);
       return;
     }
-    for (const message of parsed.messages) this.waiting.push({ source, message });
+    for (const message of parsed.messages) {
+      const delivery: Delivery = { source, message };
+      const run = this.directRuns.get(message.outboxId);
+      // Only a copy that says what the run's message said; anything else is checked as any delivery is.
+      if (run && run.message.jobId === message.jobId) run.copies.push(delivery);
+      else this.waiting.push(delivery);
+    }
     this.pump();
   }
 
@@ -226,14 +254,40 @@ export class KindConsumer implements ConsumerHandle {
     } catch (error) {
       this.logger.error({ err: error }, 'settling a delivery failed');
     } finally {
-      this.running--;
-      if (this.running === 0 && this.idleWaiters.length > 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const resolve of waiters) resolve();
-      }
-      this.pump();
+      this.slotFreed();
     }
+  }
+
+  private async runDirect(message: JobMessage): Promise<void> {
+    let settlement: Settlement | undefined;
+    try {
+      settlement = await this.handler(message, { direct: true });
+    } catch (error) {
+      this.logger.warn({ err: error, outboxId: message.outboxId }, 'handler threw on a job started directly; its broker message brings it again');
+    } finally {
+      const copies = this.directRuns.get(message.outboxId)?.copies ?? [];
+      this.directRuns.delete(message.outboxId);
+      if (settlement?.type === 'ack') {
+        for (const copy of copies) this.settled(copy, false);
+      } else {
+        // The run did not settle the job: its copies are the job's way now.
+        for (const copy of copies) {
+          if (this.stopped) this.settled(copy, true);
+          else this.waiting.push(copy);
+        }
+      }
+      this.slotFreed();
+    }
+  }
+
+  private slotFreed(): void {
+    this.running--;
+    if (this.running === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+    this.pump();
   }
 
   /**

@@ -14,7 +14,17 @@ export type Settlement =
   /** Never run it: move it to the parked queue for a person to look at. */
   | { type: 'park'; reason: ParkReason; detail: string };
 
-export type MessageHandler = (message: JobMessage) => Promise<Settlement>;
+/** How a handler is called for one job. */
+export interface HandleOptions {
+  /**
+   * No broker delivery is held for this run (`ConsumerHandle.offer`): the job's message
+   * is on its way or handled elsewhere, so nothing may be handed back to the broker —
+   * a release goes through the outbox — and a claim that loses needs no follow-up.
+   */
+  direct: boolean;
+}
+
+export type MessageHandler = (message: JobMessage, options?: HandleOptions) => Promise<Settlement>;
 
 export type ConnectionState = 'connected' | 'connecting' | 'disconnected' | 'closed';
 
@@ -23,6 +33,13 @@ export interface ConsumerHandle {
   stop(): Promise<void>;
   /** Handlers running right now. */
   readonly active: number;
+  /**
+   * Runs the handler for `message` now, without a delivery (`direct`), if a consumer
+   * slot is free and no delivery waits for one; false otherwise. The broker copy of the
+   * message, arriving while that run lasts or soon after, is settled with it instead of
+   * being run. Transports whose deliveries never leave the process have no use for it.
+   */
+  offer?(message: JobMessage): boolean;
 }
 
 /** A delivery moved to the parked queue (malformed, or not what its queue or outbox row says). */

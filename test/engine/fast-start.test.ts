@@ -1,0 +1,226 @@
+/**
+ * A worker with a free slot starts a job on its enqueue's NOTIFY, before the broker's
+ * copy comes (FastStartListener, KindConsumer.offer). The copy stays the guarantee and
+ * is settled with the run: every job runs to completion once, the queue ends empty, a
+ * job stopped mid-run is handed on through the outbox.
+ */
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import amqp from 'amqplib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JobEngine } from '../../src/engine/engine';
+import { parseJobReady } from '../../src/engine/fast-start-listener';
+import { silentLogger } from '../../src/engine/logger';
+import { EngineMetrics, METER_NAME } from '../../src/engine/metrics';
+import { poolSql } from '../../src/engine/db/sql';
+import { insertJob } from '../../src/engine/queries/insert-job';
+import type { Processor } from '../../src/engine/registry';
+import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
+import { JobStatus, OutboxState } from '../../src/engine/types';
+import { buildEngine, createTestDb, newJobArgs, waitForJob } from '../support/engine-harness';
+import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+
+const KIND = 'FAST';
+const prefix = uniquePrefix('fast_start');
+let ctx: Awaited<ReturnType<typeof createTestDb>>;
+const engines: JobEngine[] = [];
+const transports: RabbitMqTransport[] = [];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** An engine on the shared test broker, started; `roles` says what it does. */
+async function startEngine(options: {
+  processor?: Processor<unknown, unknown>;
+  consumers?: number;
+  worker?: boolean;
+  publisher?: boolean;
+  fastStart?: boolean;
+  metrics?: EngineMetrics;
+}): Promise<JobEngine> {
+  const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger });
+  transports.push(transport);
+  const engine = buildEngine({
+    db: ctx.db,
+    transport,
+    settings: { fastStart: options.fastStart ?? true },
+    roles: { worker: options.worker ?? true, publisher: options.publisher ?? true },
+    metrics: options.metrics,
+    registrations: [{ kind: KIND, defaults: { consumers: options.consumers ?? 4 }, processor: options.processor ?? (async () => ({ ok: true })) }],
+  });
+  await engine.start();
+  engines.push(engine);
+  return engine;
+}
+
+/** Messages ready in the kind's queue (a stopped consumer's unacknowledged ones are back among them). */
+async function readyInQueue(): Promise<number> {
+  const connection = await amqp.connect(rabbitUrl());
+  try {
+    const channel = await connection.createChannel();
+    const { messageCount } = await channel.checkQueue(rabbitMqTopology(prefix).workQueue(KIND));
+    return messageCount;
+  } finally {
+    await connection.close();
+  }
+}
+
+async function fastStartedCount(exporter: PrometheusExporter): Promise<number> {
+  const { resourceMetrics } = await exporter.collect();
+  let total = 0;
+  for (const scope of resourceMetrics.scopeMetrics) {
+    for (const metric of scope.metrics) {
+      if (metric.descriptor.name !== 'jiaowu.background_jobs.fast_started') continue;
+      for (const point of metric.dataPoints) total += point.value as number;
+    }
+  }
+  return total;
+}
+
+async function stopAll(): Promise<void> {
+  for (const engine of engines.splice(0)) await engine.stop(2_000);
+}
+
+describe('parseJobReady', () => {
+  const id = '0b7e7d3c-8f0c-4a57-9b43-0d6d9d8f1a01';
+  const job = '9d1f0b6e-2c5a-4e1b-8c7d-3f4a5b6c7d8e';
+  it('reads `<outbox id> <job id> <kind>`', () => {
+    expect(parseJobReady(`${id} ${job} AUTOMATIC_SCHEDULE`)).toEqual({ outboxId: id, jobId: job, kind: 'AUTOMATIC_SCHEDULE' });
+  });
+  it.each([[''], ['x y z'], [`${id} ${job}`], [`${id} ${job} K extra`], [`${id}x ${job} K`]])('refuses %j', (payload) => {
+    expect(parseJobReady(payload)).toBeUndefined();
+  });
+});
+
+describe.runIf(requireRabbit())('fast start on RabbitMQ', () => {
+  beforeAll(async () => {
+    ctx = await createTestDb('engine_fast_start');
+  });
+  afterEach(async () => {
+    await stopAll();
+    await ctx.db.pool.query('DELETE FROM jobs');
+  });
+  afterAll(async () => {
+    await stopAll();
+    for (const transport of transports) await transport.close();
+    await deleteEngineTopology(prefix, [KIND]);
+    await ctx?.close();
+  });
+
+  it('a worker starts a job on its NOTIFY alone: with no publisher anywhere, a job whose message is on its way runs (and does not without fast start)', async () => {
+    // Rows written PUBLISHING, as an API process writes those it publishes itself — but
+    // no process publishes here, so the broker never gets a message: only the NOTIFY can start them.
+    const worker = await startEngine({ publisher: false, fastStart: false });
+    const sql = poolSql(ctx.db.pool);
+    const unseen = newJobArgs(KIND, {});
+    await insertJob(sql, unseen, OutboxState.PUBLISHING);
+    await sleep(1_500);
+    expect((await worker.getJob(unseen.jobId))?.status).toBe(JobStatus.QUEUED);
+    await stopAll();
+
+    const fast = await startEngine({ publisher: false });
+    const args = newJobArgs(KIND, {});
+    await insertJob(sql, args, OutboxState.PUBLISHING);
+    expect((await waitForJob(fast, args.jobId)).status).toBe(JobStatus.SUCCEEDED);
+    // The job queued before this worker listened was not notified to it: it waits for its message.
+    expect((await fast.getJob(unseen.jobId))?.status).toBe(JobStatus.QUEUED);
+  });
+
+  it('a job whose message is not sent yet (PENDING) is left to the publisher: a worker that died with it would have no copy to hand it on', async () => {
+    const fast = await startEngine({ publisher: false });
+    const args = newJobArgs(KIND, {});
+    await insertJob(poolSql(ctx.db.pool), args);
+    await sleep(1_500);
+    expect((await fast.getJob(args.jobId))?.status).toBe(JobStatus.QUEUED);
+    // A publisher sends it, and its delivery runs it.
+    const api = await startEngine({ worker: false });
+    expect((await waitForJob(api, args.jobId)).status).toBe(JobStatus.SUCCEEDED);
+  });
+
+  it('each job enqueued one at a time runs once; every broker copy is acknowledged without a second run', async () => {
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    const provider = new MeterProvider({ readers: [exporter] });
+    const runs = new Map<string, number>();
+    await startEngine({
+      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
+      publisher: false,
+      processor: async ({ job }) => {
+        runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+        await sleep(5);
+        return { ok: true };
+      },
+    });
+    const api = await startEngine({ worker: false });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { job } = await api.enqueue({ kind: KIND, input: { i } });
+      ids.push(job.id);
+      await sleep(10);
+    }
+    for (const id of ids) expect((await waitForJob(api, id)).status).toBe(JobStatus.SUCCEEDED);
+    // The copies of jobs already running or done here were settled with them.
+    expect(await fastStartedCount(exporter)).toBeGreaterThan(0);
+    expect([...runs.values()].every((n) => n === 1) && runs.size === ids.length).toBe(true);
+    const { rows } = await ctx.db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM job_outbox WHERE job_id = ANY($1::uuid[]) AND state = 'COMPLETED' AND processing_attempts = 1`,
+      [ids],
+    );
+    expect(Number(rows[0]!.n)).toBe(ids.length);
+    await until('every copy acknowledged', async () => (await readyInQueue()) === 0 && (await fastStartedCount(exporter)) > 0);
+    await stopAll();
+    // Stopped consumers hand back what they did not acknowledge: nothing.
+    expect(await readyInQueue()).toBe(0);
+    await provider.shutdown();
+  });
+
+  it('two idle workers take each job once between them', async () => {
+    const runs = new Map<string, number>();
+    const processor: Processor<unknown, unknown> = async ({ job }) => {
+      runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+      return { ok: true };
+    };
+    await startEngine({ publisher: false, processor, consumers: 2 });
+    await startEngine({ publisher: false, processor, consumers: 2 });
+    const api = await startEngine({ worker: false });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { job } = await api.enqueue({ kind: KIND, input: { i } });
+      ids.push(job.id);
+      if (i % 4 === 0) await sleep(5);
+    }
+    for (const id of ids) expect((await waitForJob(api, id)).status).toBe(JobStatus.SUCCEEDED);
+    // A copy that reached the other worker waits out the holder's lease, then finds the job done.
+    await sleep(500);
+    expect(runs.size).toBe(ids.length);
+    expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
+  });
+
+  it('a worker stopped in the middle of a fast-started job hands it on through the outbox, its attempt refunded', async () => {
+    let firstStarted!: () => void;
+    const started = new Promise<void>((resolve) => (firstStarted = resolve));
+    const holder = await startEngine({
+      publisher: false,
+      processor: async ({ signal }) => {
+        firstStarted();
+        await new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      },
+    });
+    const api = await startEngine({ worker: false });
+    const { job } = await api.enqueue({ kind: KIND, input: {} });
+    await started;
+    expect((await api.getJob(job.id))?.status).toBe(JobStatus.RUNNING);
+    engines.splice(engines.indexOf(holder), 1);
+    await holder.stop(100);
+    const taker = await startEngine({ publisher: false });
+    const done = await waitForJob(taker, job.id);
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    expect(done.attempts).toBe(1);
+  });
+});
