@@ -10,7 +10,8 @@ export function claimBatch(sql: Sql): (requests: ClaimArgs[]) => Promise<Array<C
   return statementPerBatch({
     many: (requests) => claimMessages(sql, requests),
     one: (request) => claimMessage(sql, request),
-    rowKey: (row) => row.claimed_outbox_id,
-    requestKey: (request) => request.outboxId,
+    // By token too: of two claims of one row in a batch, only the one whose token the row took won it.
+    rowKey: (row) => `${row.claimed_outbox_id} ${row.claimed_token}`,
+    requestKey: (request) => `${request.outboxId} ${request.token}`,
   });
 }

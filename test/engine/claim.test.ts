@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { claimBatch } from '../../src/engine/claim-batch';
 import { poolSql, type Sql } from '../../src/engine/db/sql';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
@@ -60,6 +61,31 @@ const claim = (outboxId: string, token: string, using: Sql = sql, attemptLimit =
   claimMessage(using, { outboxId, ...seeded.get(outboxId)!, token, leaseSeconds, attemptLimit });
 
 describe('claim', () => {
+  it('two claims of one row in one batch (a copy and a fast start in one turn): exactly one wins', async () => {
+    const claims = claimBatch(sql);
+    const { outboxId } = await seedJob();
+    const [first, second] = [randomUUID(), randomUUID()].map((token) => ({ outboxId, ...seeded.get(outboxId)!, token, leaseSeconds: 30, attemptLimit: 5 }));
+    const results = await claims([first!, second!]);
+    const won = results.filter((r) => r !== undefined);
+    expect(won).toHaveLength(1);
+    const winner = results[0] ? first! : second!;
+    expect((await outboxRow(outboxId)).processing_token).toBe(winner.token);
+  });
+
+  it('an offered claim (no delivery in hand) takes only a row whose message is sent or on its way', async () => {
+    for (const state of ['PENDING', 'PUBLISHING', 'PUBLISHED', 'EXPIRED'] as const) {
+      const { outboxId } = await seedJob();
+      if (state === 'EXPIRED') {
+        await ctx.db.pool.query(
+          `UPDATE job_outbox SET state = 'PROCESSING', processing_token = $2, lease_expires_at = now() - interval '1 second' WHERE id = $1`,
+          [outboxId, randomUUID()],
+        );
+      } else await ctx.db.pool.query(`UPDATE job_outbox SET state = $2 WHERE id = $1`, [outboxId, state]);
+      const won = await claimMessage(sql, { outboxId, ...seeded.get(outboxId)!, token: randomUUID(), leaseSeconds: 30, attemptLimit: 5, offered: true });
+      expect([state, won !== undefined]).toEqual([state, state === 'PUBLISHING' || state === 'PUBLISHED']);
+    }
+  });
+
   it('50 concurrent claims on one row over separate connections: exactly one wins, in every claimable state', async () => {
     const racers = new pg.Pool({ connectionString: ctx.db.url, max: 50 });
     try {

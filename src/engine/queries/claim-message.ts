@@ -1,7 +1,7 @@
 import { columnsOf, type Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
 
-export type ClaimRow = { claimed_outbox_id: string; processing_attempts: number; job_status: string | null } & Partial<JobRow>;
+export type ClaimRow = { claimed_outbox_id: string; claimed_token: string; processing_attempts: number; job_status: string | null } & Partial<JobRow>;
 
 export interface ClaimArgs {
   outboxId: string;
@@ -36,8 +36,10 @@ export interface ClaimArgs {
  * limit, already terminal or asked to cancel (then `id` is null and the caller
  * decides from `processing_attempts` and `job_status`).
  *
- * Claims many messages at once (one row per claim won, keyed by `claimed_outbox_id`):
- * the runner batches the claims that arrive while one is in flight.
+ * Claims many messages at once (one row per claim won, keyed by `claimed_outbox_id` and
+ * `claimed_token`): the runner batches the claims that arrive while one is in flight.
+ * Two claims of one row in a batch (two copies of a message, or a copy and a fast start,
+ * in one turn) update it once, with one of their tokens: that claim won, the other lost.
  */
 export async function claimMessages(sql: Sql, claims: readonly ClaimArgs[]): Promise<ClaimRow[]> {
   if (claims.length === 0) return [];
@@ -75,7 +77,7 @@ function claimSql(source: string): string {
          AND o.available_at <= now()
          AND (o.state IN ('PUBLISHING', 'PUBLISHED')
               OR (NOT req.offered AND (o.state = 'PENDING' OR (o.state = 'PROCESSING' AND o.lease_expires_at < now()))))
-       RETURNING o.id AS outbox_id, o.job_id, o.processing_attempts, req.attempt_limit
+       RETURNING o.id AS outbox_id, o.processing_token AS token, o.job_id, o.processing_attempts, req.attempt_limit
      ), started AS (
        UPDATE jobs j
        SET status = 'RUNNING', attempts = c.processing_attempts,
@@ -88,7 +90,7 @@ function claimSql(source: string): string {
          AND j.cancel_requested_at IS NULL AND c.processing_attempts <= c.attempt_limit
        RETURNING ${jobColumnsOf('j')}
      )
-     SELECT c.outbox_id AS claimed_outbox_id, c.processing_attempts,
+     SELECT c.outbox_id AS claimed_outbox_id, c.token AS claimed_token, c.processing_attempts,
        -- only looked up when the job did not start (CASE evaluates the sub-query lazily)
        CASE WHEN s.id IS NULL THEN (SELECT status FROM jobs WHERE id = c.job_id) ELSE s.status END AS job_status,
        s.*
