@@ -384,8 +384,11 @@ export class Runner {
         // fences the completion; should this process die before it commits, the job's
         // lease runs out and the lease rescuer sends it again, to run again.
         settledEarly = true;
-        this.completer.track(this.completeAfterSettling({ registration, message, completion, attemptLimit, leaseSeconds, logger, startedAt }));
-        return ACK;
+        const committed = this.completeAfterSettling({ registration, message, completion, attemptLimit, leaseSeconds, logger, startedAt });
+        this.completer.track(committed);
+        // A direct run's broker copy, arriving before the commit, is settled with it (not
+        // sent on to wait out a lease the commit is about to end).
+        return direct ? { type: 'ack', committed } : ACK;
       }
       // Commits are falling behind (or the attempt could not be spared): this one holds
       // its slot (and delivery) until it lands.

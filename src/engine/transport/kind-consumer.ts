@@ -259,23 +259,26 @@ export class KindConsumer implements ConsumerHandle {
   }
 
   private async runDirect(message: JobMessage): Promise<void> {
+    const id = message.outboxId;
     let settlement: Settlement | undefined;
     try {
       settlement = await this.handler(message, { direct: true });
     } catch (error) {
-      this.logger.warn({ err: error, outboxId: message.outboxId }, 'handler threw on a job started directly; its broker message brings it again');
+      this.logger.warn({ err: error, outboxId: id }, 'handler threw on a job started directly; its broker message brings it again');
     } finally {
-      const copies = this.directRuns.get(message.outboxId)?.copies ?? [];
-      this.directRuns.delete(message.outboxId);
-      if (settlement?.type === 'ack') {
-        for (const copy of copies) this.settled(copy, false);
-      } else {
-        // The run did not settle the job: its copies are the job's way now.
+      const settleCopies = () => {
+        const copies = this.directRuns.get(id)?.copies ?? [];
+        this.directRuns.delete(id);
         for (const copy of copies) {
-          if (this.stopped) this.settled(copy, true);
+          if (settlement?.type === 'ack') this.settled(copy, false);
+          // The run did not settle the job: its copies are the job's way now.
+          else if (this.stopped) this.settled(copy, true);
           else this.waiting.push(copy);
         }
-      }
+      };
+      // The slot is free now; a copy still attaches until the job's outcome is written.
+      if (settlement?.type === 'ack' && settlement.committed) void settlement.committed.finally(settleCopies);
+      else settleCopies();
       this.slotFreed();
     }
   }

@@ -5,8 +5,13 @@ export { ParkReason } from './job-message';
 
 /** What the runner tells the transport to do with a delivery once it is handled. */
 export type Settlement =
-  /** Done with it (completed, failed for good, or handed back to the outbox). */
-  | { type: 'ack' }
+  /**
+   * Done with it (completed, failed for good, or handed back to the outbox). `committed`:
+   * the job's outcome is still being written and is settled when it resolves (a run
+   * without a delivery keeps its broker copy attached until then; see
+   * ConsumerHandle.offer).
+   */
+  | { type: 'ack'; committed?: Promise<void> }
   /** Deliver it again after `delayMs`, without holding a consumer slot meanwhile. */
   | { type: 'retry'; delayMs: number }
   /** Put it back at once for another consumer (graceful shutdown). */
