@@ -13,7 +13,7 @@ import { InMemoryTransport } from '../../src/engine/transport/in-memory-transpor
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { PublishRefusedError } from '../../src/engine/transport/transport';
 import { asJobId, asOutboxId, JobStatus } from '../../src/engine/types';
-import { buildEngine, createTestDb, outboxRows, waitForJob } from '../support/engine-harness';
+import { buildEngine, createTestDb, outboxRows, waitForJob, until } from '../support/engine-harness';
 import { privateRabbitSupported, startPrivateRabbit, type PrivateRabbit } from '../support/private-rabbit';
 import { requireRabbit } from '../support/services';
 
@@ -33,13 +33,6 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 function gate() {
   let open!: () => void;

@@ -17,7 +17,7 @@ import { insertJob } from '../../src/engine/queries/insert-job';
 import type { Processor } from '../../src/engine/registry';
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { JobStatus, OutboxState } from '../../src/engine/types';
-import { buildEngine, createTestDb, newJobArgs, waitForJob } from '../support/engine-harness';
+import { buildEngine, createTestDb, newJobArgs, waitForJob, until } from '../support/engine-harness';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 const KIND = 'FAST';
@@ -28,13 +28,6 @@ const transports: RabbitMqTransport[] = [];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** An engine on the shared test broker, started; `roles` says what it does. */
 async function startEngine(options: {

@@ -12,7 +12,7 @@ import { poolSql } from '../../src/engine/db/sql';
 import { RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import type { Processor } from '../../src/engine/registry';
 import { JobStatus } from '../../src/engine/types';
-import { buildEngine, createTestDb, newJobArgs } from '../support/engine-harness';
+import { buildEngine, createTestDb, newJobArgs, until } from '../support/engine-harness';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 const KIND = 'PACKED';
@@ -25,13 +25,6 @@ let engine: JobEngine | undefined;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** An engine running KIND with `consumers`, on a transport packing JOBS_PER_MESSAGE jobs per message. */
 function packedEngine(consumers: number, processor: Processor<unknown, unknown>): JobEngine {

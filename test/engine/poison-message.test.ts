@@ -22,7 +22,7 @@ import { InMemoryTransport } from '../../src/engine/transport/in-memory-transpor
 import { parseJobMessages, ParkReason } from '../../src/engine/transport/job-message';
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { asJobId, asOutboxId, JobStatus, type JobMessage } from '../../src/engine/types';
-import { buildEngine, createTestDb, outboxRows, waitForJob } from '../support/engine-harness';
+import { buildEngine, createTestDb, outboxRows, waitForJob, until } from '../support/engine-harness';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
@@ -43,13 +43,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const body = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
 const uuid = () => randomUUID();
 
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** A job and its outbox row, as enqueue writes them, without a publisher to send it. */
 async function seedJob(kind: string, state = 'PENDING'): Promise<{ jobId: string; outboxId: string }> {

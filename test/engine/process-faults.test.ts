@@ -73,21 +73,20 @@ async function effectsPerJob(pool: pg.Pool, ids: string[]): Promise<number[]> {
   return rows.map((r) => r.n);
 }
 
+/** A database and a broker prefix of the test's own, and the environment of its worker processes (lease 5 s, 2 sleep consumers). */
+async function workerKillSetup(name: string) {
+  const testDb = await createTestDatabase(name);
+  cleanups.push(() => testDb.drop());
+  const db = await prepareDatabase(testDb.url);
+  const prefix = uniquePrefix(name);
+  cleanups.push(() => deleteRabbitObjects(prefix, { listWithRabbitmqctl: 'rabbit@localhost' }));
+  const env = { ROLE: 'worker', DATABASE_URL: testDb.url, RABBITMQ_URL: rabbitUrl(), RABBITMQ_PREFIX: prefix, JOB_LEASE_SECONDS: '5', TEST_SLEEP_CONSUMERS: '2' };
+  return { db, prefix, env };
+}
+
 describe.runIf(rabbit)('a worker killed with SIGKILL mid-job', () => {
   it('the job still ends SUCCEEDED exactly once, run by the surviving worker', async () => {
-    const testDb = await createTestDatabase('faults_kill');
-    cleanups.push(() => testDb.drop());
-    const db = await prepareDatabase(testDb.url);
-    const prefix = uniquePrefix('faults_kill');
-    cleanups.push(() => deleteRabbitObjects(prefix, { listWithRabbitmqctl: 'rabbit@localhost' }));
-    const env = {
-      ROLE: 'worker',
-      DATABASE_URL: testDb.url,
-      RABBITMQ_URL: rabbitUrl(),
-      RABBITMQ_PREFIX: prefix,
-      JOB_LEASE_SECONDS: '5',
-      TEST_SLEEP_CONSUMERS: '2',
-    };
+    const { db, env } = await workerKillSetup('faults_kill');
     const [a, b] = await Promise.all([spawnService(env), spawnService(env)]);
     processes.push(a!, b!);
 
@@ -120,12 +119,7 @@ describe.runIf(rabbit)('a worker killed with SIGKILL mid-job', () => {
 
 describe.runIf(rabbit)('a worker killed mid-job it started on the enqueue’s NOTIFY', () => {
   it('the job is handed on by its broker copy and ends SUCCEEDED exactly once', async () => {
-    const testDb = await createTestDatabase('faults_fast_kill');
-    cleanups.push(() => testDb.drop());
-    const db = await prepareDatabase(testDb.url);
-    const prefix = uniquePrefix('faults_fast_kill');
-    cleanups.push(() => deleteRabbitObjects(prefix, { listWithRabbitmqctl: 'rabbit@localhost' }));
-    const env = { ROLE: 'worker', DATABASE_URL: testDb.url, RABBITMQ_URL: rabbitUrl(), RABBITMQ_PREFIX: prefix, JOB_LEASE_SECONDS: '5', TEST_SLEEP_CONSUMERS: '2' };
+    const { db, prefix, env } = await workerKillSetup('faults_fast_kill');
     const a = await spawnService(env);
     processes.push(a);
     // An API process: its enqueues write PUBLISHING rows and send their messages at once.

@@ -75,6 +75,15 @@ export function buildEngine(options: EngineHarnessOptions): JobEngine {
   });
 }
 
+/** Waits until `check` holds, polling every `pollMs`; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000, pollMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
 /** Resolves with the job once an event shows it in a terminal status (or rejects after `timeoutMs`). */
 export function waitForJob(
   engine: { subscribe(l: (e: JobEvent) => void): () => void; getJob(id: string): Promise<JobSnapshot | null> },
