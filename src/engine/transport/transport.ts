@@ -41,8 +41,9 @@ export interface ConsumerHandle {
   /**
    * Runs the handler for `message` now, without a delivery (`direct`), if a consumer
    * slot is free and no delivery waits for one; false otherwise. The broker copy of the
-   * message, arriving while that run lasts or soon after, is settled with it instead of
-   * being run. Transports whose deliveries never leave the process have no use for it.
+   * message, arriving while that run lasts or its outcome is being written, is settled
+   * with it instead of being run. Transports whose deliveries never leave the process
+   * have no use for it.
    */
   offer?(message: JobMessage): boolean;
 }
