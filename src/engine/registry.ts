@@ -17,8 +17,8 @@ export interface ProgressReporter {
 export interface ProcessorContext<Input> {
   job: JobSnapshot;
   input: Input;
-  /** A fresh MikroORM EntityManager for this job. */
-  em: EntityManager;
+  /** A fresh MikroORM EntityManager for this job, forked on first use. */
+  readonly em: EntityManager;
   /** Aborted when the job is cancelled, its lease is lost, or the process shuts down. */
   signal: AbortSignal;
   logger: Logger;
