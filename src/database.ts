@@ -120,8 +120,8 @@ async function migrateUnderLock(orm: MikroORM, url: string, limits: SessionLimit
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     // A plain knex transaction, not `em.transactional`: MikroORM's transactions enter an
     // AsyncLocalStorage, which switches on Node's promise hooks for the rest of the
-    // process's life — a cost on every promise (a fifth of the API's CPU per job start
-    // in bench:api) that a process serving only reads and job starts never needs.
+    // process's life — a cost on every await (510 against 132 ns in an API process) that
+    // a process serving only reads and job starts never needs.
     const applied = await orm.em.getConnection().getKnex().transaction(async (trx) => {
       // The migrations' transaction lifts the session limits for itself only.
       await trx.raw('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0');

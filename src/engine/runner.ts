@@ -302,8 +302,8 @@ export class Runner {
     let settledEarly = false;
 
     try {
-      // Forked when the processor first asks: a fork costs about 0.1 ms, a tenth of a
-      // job's start, and a processor that does its work in `completeWithin` never needs it.
+      // Forked when the processor first asks: a fork costs about 0.1 ms of a job's start,
+      // and a processor that writes only in `completeWithin` (which forks its own) never needs it.
       let em: EntityManager | undefined;
       const orm = this.deps.orm;
       const result = await registration.processor({
