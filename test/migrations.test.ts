@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/database';
 import { silentLogger } from '../src/engine/logger';
 import { migrationsList } from '../migrations';
 import { createTestDb } from './support/engine-harness';
+import { ormAsyncContextEntries } from './support/orm-async-context';
 import { createTestDatabase, type TestDatabase } from './support/services';
 
 /**
@@ -132,28 +132,17 @@ describe('migrations at start-up', () => {
 
   it('migrating enters no AsyncLocalStorage of the ORM (which would leave promise hooks on for the life of the process)', async () => {
     const fresh = await createTestDatabase('migrate_no_als');
-    const entered: string[] = [];
-    const originals = { run: AsyncLocalStorage.prototype.run, enterWith: AsyncLocalStorage.prototype.enterWith };
-    for (const method of ['run', 'enterWith'] as const) {
-      const original = originals[method] as (...args: unknown[]) => unknown;
-      (AsyncLocalStorage.prototype as unknown as Record<string, unknown>)[method] = function (this: unknown, ...args: unknown[]) {
-        const stack = new Error().stack ?? '';
-        if (stack.includes('@mikro-orm')) entered.push(`${method}: ${stack.split('\n').slice(2, 5).join(' | ')}`);
-        return original.apply(this, args);
-      };
-    }
     try {
-      const db = await openDatabase({ url: fresh.url, poolSize: 2, logger: silentLogger });
+      const { result: db, entries } = await ormAsyncContextEntries(() => openDatabase({ url: fresh.url, poolSize: 2, logger: silentLogger }));
       try {
         const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM mikro_orm_migrations');
         expect(rows[0].n).toBe(migrationsList.length);
       } finally {
         await db.close();
       }
+      expect(entries).toEqual([]);
     } finally {
-      Object.assign(AsyncLocalStorage.prototype, originals);
       await fresh.drop();
     }
-    expect(entered).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { ScheduleAssignment } from '../../src/scheduling/entities';
 import { publishSchedulePlan } from '../../src/scheduling/schedule-publish';
 import { buildCttModel, loadTermData } from '../../src/scheduling/term-data';
 import { createTestDb, waitForJob } from '../support/engine-harness';
+import { ormAsyncContextEntries } from '../support/orm-async-context';
 import { countSql } from '../support/sql-counter';
 import { em, schedulingEngine, smallTerm, SMALL_TERM } from './scheduling-harness';
 
@@ -170,6 +171,18 @@ describe('the start of AUTOMATIC_SCHEDULE', () => {
     // What would need an identity map is refused on the root, not silently shared.
     expect(() => root.getUnitOfWork()).toThrow(/global EntityManager/);
     await expect(root.find(ScheduleAssignment, { plan: small.plan.id })).rejects.toThrow(/global EntityManager/);
+  });
+
+  it("enters no AsyncLocalStorage of the ORM, so an API process's starts leave Node's promise hooks off", async () => {
+    const small = await smallTerm(ctx.db, 'START-NO-ALS');
+    const publishable = await smallTerm(ctx.db, 'START-NO-ALS-2');
+    // As the resolvers call them, on the root EntityManager.
+    const { result, entries } = await ormAsyncContextEntries(async () => [
+      await startAutomaticSchedule({ em: ctx.db.orm.em, engine }, { planId: small.plan.id, timeLimitSeconds: 1, seed: 1 }, 'tester'),
+      await publishSchedulePlan({ em: ctx.db.orm.em, engine }, publishable.plan.id, 'tester'),
+    ]);
+    expect(result.map((job) => job.status)).toEqual([JobStatus.QUEUED, JobStatus.QUEUED]);
+    expect(entries).toEqual([]);
   });
 
   it('reads the checks of starts made at once with one statement, and enqueues them with one more', async () => {
