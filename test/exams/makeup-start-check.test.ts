@@ -5,6 +5,7 @@ import { JobStatus } from '../../src/engine/types';
 import { makeupExamArrangementRegistration, startMakeupExamArrangement } from '../../src/exams/makeup-exam-arrangement';
 import * as sessions from '../../src/exams/session-service';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
+import { ormAsyncContextEntries } from '../support/orm-async-context';
 import { countSql } from '../support/sql-counter';
 import { createTermSession, SMALL_SESSION } from './exam-session-fixture';
 
@@ -66,6 +67,15 @@ describe('the start of MAKEUP_EXAM_AUTO', () => {
     expect(await measure(large.id)).toEqual(onSmall);
     // The check (1 row), then the job and its outbox row in one statement (1 row).
     expect(onSmall).toEqual({ statements: 2, rows: 2 });
+  });
+
+  it("enters no AsyncLocalStorage of the ORM, so an API process's starts leave Node's promise hooks off", async () => {
+    const session = await createTermSession(em, 'START-NO-ALS', 6);
+    const { result, entries } = await ormAsyncContextEntries(() =>
+      startMakeupExamArrangement({ em: ctx.db.orm.em, engine }, { sessionId: session.id, timeLimitSeconds: 1 }, 'tester'),
+    );
+    expect(result.status).toBe(JobStatus.QUEUED);
+    expect(entries).toEqual([]);
   });
 
   it('leaves to the job what changes after the start: it fails permanently with the reason', async () => {
