@@ -33,7 +33,6 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-
 function gate() {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));

@@ -28,7 +28,6 @@ const transports: RabbitMqTransport[] = [];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-
 /** An engine on the shared test broker, started; `roles` says what it does. */
 async function startEngine(options: {
   processor?: Processor<unknown, unknown>;

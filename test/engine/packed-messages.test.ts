@@ -25,7 +25,6 @@ let engine: JobEngine | undefined;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-
 /** An engine running KIND with `consumers`, on a transport packing JOBS_PER_MESSAGE jobs per message. */
 function packedEngine(consumers: number, processor: Processor<unknown, unknown>): JobEngine {
   const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger, jobsPerMessage: { [KIND]: JOBS_PER_MESSAGE } });

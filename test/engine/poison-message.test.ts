@@ -43,7 +43,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const body = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
 const uuid = () => randomUUID();
 
-
 /** A job and its outbox row, as enqueue writes them, without a publisher to send it. */
 async function seedJob(kind: string, state = 'PENDING'): Promise<{ jobId: string; outboxId: string }> {
   const jobId = uuid();

@@ -266,20 +266,21 @@ export class KindConsumer implements ConsumerHandle {
     } catch (error) {
       this.logger.warn({ err: error, outboxId: id }, 'handler threw on a job started directly; its broker message brings it again');
     } finally {
-      const settleCopies = () => {
-        const copies = this.directRuns.get(id)?.copies ?? [];
-        this.directRuns.delete(id);
-        for (const copy of copies) {
-          if (settlement?.type === 'ack') this.settled(copy, false);
-          // The run did not settle the job: its copies are the job's way now.
-          else if (this.stopped) this.settled(copy, true);
-          else this.waiting.push(copy);
-        }
-      };
       // The slot is free now; a copy still attaches until the job's outcome is written.
-      if (settlement?.type === 'ack' && settlement.committed) void settlement.committed.finally(settleCopies);
-      else settleCopies();
+      if (settlement?.type === 'ack' && settlement.committed) void settlement.committed.finally(() => this.settleCopies(id, true));
+      else this.settleCopies(id, settlement?.type === 'ack');
       this.slotFreed();
+    }
+  }
+
+  /** Ends a direct run's attachment: its copies are acknowledged with it (`taken`), or become the job's way on. */
+  private settleCopies(outboxId: string, taken: boolean): void {
+    const copies = this.directRuns.get(outboxId)?.copies ?? [];
+    this.directRuns.delete(outboxId);
+    for (const copy of copies) {
+      if (taken) this.settled(copy, false);
+      else if (this.stopped) this.settled(copy, true);
+      else this.waiting.push(copy);
     }
   }
 
