@@ -38,3 +38,15 @@ export function settleLostClaim(row: OutboxStateRow | undefined, message: JobMes
       return { type: 'retry', delayMs: Math.max(CLAIM_RACE_RETRY_MS, Math.ceil(row.due_ms)) };
   }
 }
+
+/**
+ * What the row said to a delivery whose claim lost, for the `claims_lost` metric: its
+ * state in lower case, `gone` with no row, `mismatch` for a row of another job or kind.
+ * Under fast start with several workers of a kind, `processing` and `completed` count the
+ * broker copies that reached a worker other than the one running their job.
+ */
+export function lostClaimFinding(row: OutboxStateRow | undefined, message: JobMessage): string {
+  if (!row) return 'gone';
+  if (row.job_id !== message.jobId || row.kind !== message.kind) return 'mismatch';
+  return row.state.toLowerCase();
+}

@@ -27,6 +27,7 @@ export class EngineMetrics {
   readonly republished: Counter;
   readonly parked: Counter;
   readonly fastStarted: Counter;
+  readonly claimsLost: Counter;
 
   constructor(meter: Meter = otel.getMeter(METER_NAME)) {
     this.published = meter.createCounter('jiaowu.background_jobs.published', {
@@ -66,6 +67,11 @@ export class EngineMetrics {
     this.fastStarted = meter.createCounter('jiaowu.background_jobs.fast_started', {
       description: 'Jobs claimed on their enqueue notification by a worker with a free slot, before their broker message came, by kind',
       unit: '{job}',
+    });
+    this.claimsLost = meter.createCounter('jiaowu.background_jobs.claims_lost', {
+      description:
+        'Deliveries whose claim another claimer had won, by kind and by what the outbox row then said (found: completed, processing, pending, publishing, published, gone, mismatch)',
+      unit: '{message}',
     });
     this.running = meter.createObservableGauge('jiaowu.background_jobs.running', {
       description: 'Jobs whose processor runs in this process now, by kind',

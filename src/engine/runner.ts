@@ -12,7 +12,7 @@ import { JobCompleter, succeededBy, type Completion } from './job-completer';
 import { keepLease } from './lease-keeper';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
-import { settleLostClaim } from './lost-claim-policy';
+import { lostClaimFinding, settleLostClaim } from './lost-claim-policy';
 import { getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
 import { completeJob } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
@@ -196,7 +196,9 @@ export class Runner {
     if (!claim) {
       // Offered directly: someone else has the job (the broker's copy decides what it needs).
       if (direct) return NOT_TAKEN;
-      return settleLostClaim(await getOutboxState(this.sql, message.outboxId), message, leaseSeconds);
+      const row = await getOutboxState(this.sql, message.outboxId);
+      this.deps.metrics.claimsLost.add(1, { kind: registration.kind, found: lostClaimFinding(row, message) });
+      return settleLostClaim(row, message, leaseSeconds);
     }
 
     if (claim.id == null) {

@@ -13,7 +13,7 @@ import { poolSql } from '../../src/engine/db/sql';
 import type { JobEngine } from '../../src/engine/engine';
 import { HealthStatus } from '../../src/engine/health';
 import { silentLogger } from '../../src/engine/logger';
-import { settleLostClaim } from '../../src/engine/lost-claim-policy';
+import { lostClaimFinding, settleLostClaim } from '../../src/engine/lost-claim-policy';
 import { EngineMetrics, METER_NAME } from '../../src/engine/metrics';
 import type { OutboxStateRow } from '../../src/engine/queries/claim-message';
 import { insertJob } from '../../src/engine/queries/insert-job';
@@ -52,18 +52,21 @@ async function seedJob(kind: string, state = 'PENDING'): Promise<{ jobId: string
   return { jobId, outboxId };
 }
 
-/** The parked counter's value per `kind/reason`, read from the exporter. */
-async function parkedCounts(exporter: PrometheusExporter): Promise<Record<string, number>> {
+/** A counter's value per `kind/<label>`, read from the exporter. */
+async function counterValues(exporter: PrometheusExporter, name: string, label: string): Promise<Record<string, number>> {
   const { resourceMetrics } = await exporter.collect();
   const counts: Record<string, number> = {};
   for (const scope of resourceMetrics.scopeMetrics) {
     for (const metric of scope.metrics) {
-      if (metric.descriptor.name !== 'jiaowu.background_jobs.parked') continue;
-      for (const point of metric.dataPoints) counts[`${point.attributes.kind}/${point.attributes.reason}`] = point.value as number;
+      if (metric.descriptor.name !== name) continue;
+      for (const point of metric.dataPoints) counts[`${point.attributes.kind}/${point.attributes[label]}`] = point.value as number;
     }
   }
   return counts;
 }
+
+/** The parked counter's value per `kind/reason`. */
+const parkedCounts = (exporter: PrometheusExporter) => counterValues(exporter, 'jiaowu.background_jobs.parked', 'reason');
 
 describe('parseJobMessages checks a message in full', () => {
   const outboxId = uuid();
@@ -127,6 +130,74 @@ describe('settleLostClaim decides from the row read after a lost claim', () => {
   it('PUBLISHED not yet due: come back when due; due: after 1 s', () => {
     expect(settleLostClaim(row({ due_ms: 7_500 }), message, 30)).toEqual({ type: 'retry', delayMs: 7_500 });
     expect(settleLostClaim(row({ due_ms: -10 }), message, 30)).toEqual({ type: 'retry', delayMs: 1_000 });
+  });
+});
+
+describe('lostClaimFinding names what the row said, for the claims_lost metric', () => {
+  const message: JobMessage = { outboxId: asOutboxId(uuid()), jobId: asJobId(uuid()), kind: 'K' };
+  const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({ state: 'PUBLISHED', job_id: message.jobId, kind: 'K', lease_ms_left: null, due_ms: -5, ...over });
+  it('the row’s state in lower case; gone without a row; mismatch for another job’s or kind’s row', () => {
+    expect(lostClaimFinding(row({ state: 'COMPLETED' }), message)).toBe('completed');
+    expect(lostClaimFinding(row({ state: 'PROCESSING', lease_ms_left: 9_000 }), message)).toBe('processing');
+    expect(lostClaimFinding(row({ state: 'PENDING' }), message)).toBe('pending');
+    expect(lostClaimFinding(undefined, message)).toBe('gone');
+    expect(lostClaimFinding(row({ state: 'COMPLETED', job_id: uuid() }), message)).toBe('mismatch');
+    expect(lostClaimFinding(row({ state: 'PROCESSING', kind: 'OTHER' }), message)).toBe('mismatch');
+  });
+});
+
+describe('in-memory: a copy whose claim loses is counted by what the row said', () => {
+  it('a copy of a finished job counts completed (acknowledged); a copy of a running one counts processing (sent back to wait out the lease); neither runs the job again', async () => {
+    const transport = new InMemoryTransport();
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    const provider = new MeterProvider({ readers: [exporter] });
+    const runs = new Map<string, number>();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let heldStarted!: () => void;
+    const heldRunning = new Promise<void>((resolve) => (heldStarted = resolve));
+    engine = buildEngine({
+      db: ctx.db,
+      transport,
+      registrations: [
+        {
+          kind: 'MEM_COPY',
+          defaults: { consumers: 2 },
+          processor: async ({ job, input }) => {
+            runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+            if ((input as { hold?: boolean }).hold) {
+              heldStarted();
+              await held;
+            }
+            return 'ok';
+          },
+        },
+      ],
+      roles: { publisher: false },
+      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
+    });
+    await engine.start();
+    const lost = () => counterValues(exporter, 'jiaowu.background_jobs.claims_lost', 'found');
+    const message = (job: { jobId: string; outboxId: string }): JobMessage => ({ outboxId: asOutboxId(job.outboxId), jobId: asJobId(job.jobId), kind: 'MEM_COPY' });
+
+    const done = await seedJob('MEM_COPY');
+    await transport.publish([message(done)]);
+    expect((await waitForJob(engine, done.jobId)).status).toBe(JobStatus.SUCCEEDED);
+    expect(await lost()).toEqual({});
+    await transport.publish([message(done)]);
+    await until('the finished job’s copy counted', async () => (await lost())['MEM_COPY/completed'] === 1);
+
+    const running = await seedJob('MEM_COPY');
+    await ctx.db.pool.query(`UPDATE jobs SET input = '{"hold": true}'::jsonb WHERE id = $1`, [running.jobId]);
+    await transport.publish([message(running)]);
+    await heldRunning;
+    await transport.publish([message(running)]);
+    await until('the running job’s copy counted', async () => (await lost())['MEM_COPY/processing'] === 1);
+    release();
+    expect((await waitForJob(engine, running.jobId)).status).toBe(JobStatus.SUCCEEDED);
+    expect(await lost()).toEqual({ 'MEM_COPY/completed': 1, 'MEM_COPY/processing': 1 });
+    expect([...runs.values()]).toEqual([1, 1]);
+    await provider.shutdown();
   });
 });
 
