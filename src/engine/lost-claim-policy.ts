@@ -45,8 +45,10 @@ export function settleLostClaim(row: OutboxStateRow | undefined, message: JobMes
  * Under fast start with several workers of a kind, `processing` and `completed` count the
  * broker copies that reached a worker other than the one running their job.
  */
-export function lostClaimFinding(row: OutboxStateRow | undefined, message: JobMessage): string {
+export function lostClaimFinding(row: OutboxStateRow | undefined, message: JobMessage): LostClaimFinding {
   if (!row) return 'gone';
   if (row.job_id !== message.jobId || row.kind !== message.kind) return 'mismatch';
-  return row.state.toLowerCase();
+  return row.state.toLowerCase() as LostClaimFinding;
 }
+
+export type LostClaimFinding = 'gone' | 'mismatch' | Lowercase<`${OutboxState}`>;
