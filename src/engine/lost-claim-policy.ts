@@ -1,5 +1,5 @@
 import { claimLostDelayMs } from './backoff';
-import type { OutboxStateRow } from './queries/claim-message';
+import type { OutboxStateRow } from './queries/get-outbox-state';
 import { ParkReason, type Settlement } from './transport/transport';
 import { OutboxState, type JobMessage } from './types';
 

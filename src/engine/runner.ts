@@ -13,7 +13,9 @@ import { keepLease } from './lease-keeper';
 import type { EngineMetrics, ProcessOutcome } from './metrics';
 import { JobHeartbeat } from './progress-reporter';
 import { lostClaimFinding, settleLostClaim } from './lost-claim-policy';
-import { getOutboxState, type ClaimArgs, type ClaimRow } from './queries/claim-message';
+import { outboxStateBatch } from './outbox-state-batch';
+import type { ClaimArgs, ClaimRow } from './queries/claim-message';
+import type { OutboxStateRow } from './queries/get-outbox-state';
 import { completeJob } from './queries/complete-job';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { getJob } from './queries/get-job';
@@ -81,6 +83,8 @@ export class Runner {
   private unsubscribe: (() => void) | null = null;
   /** Claims that meet in time share one statement (see Batcher); completions too, in the completer. */
   private readonly claims: Batcher<ClaimArgs, ClaimRow>;
+  /** The rows of deliveries whose claims lost, read a turn's worth at a time. */
+  private readonly outboxStates: Batcher<string, OutboxStateRow>;
   private readonly completer: JobCompleter;
   private shuttingDown = false;
   /** All consumer slots of this process (set in `start`). */
@@ -104,6 +108,7 @@ export class Runner {
     this.sql = poolSql(deps.pool);
     this.relaxedSql = poolSql(deps.relaxedPool);
     this.claims = new Batcher(claimBatch(this.relaxedSql), 64, BATCHES_IN_FLIGHT);
+    this.outboxStates = new Batcher(outboxStateBatch(this.sql), 64, BATCHES_IN_FLIGHT);
     this.completer = new JobCompleter(this.sql, () => this.slots);
   }
 
@@ -196,7 +201,7 @@ export class Runner {
     if (!claim) {
       // Offered directly: someone else has the job (the broker's copy decides what it needs).
       if (direct) return NOT_TAKEN;
-      const row = await getOutboxState(this.sql, message.outboxId);
+      const row = await this.outboxStates.submit(message.outboxId);
       this.deps.metrics.claimsLost.add(1, { kind: registration.kind, found: lostClaimFinding(row, message) });
       return settleLostClaim(row, message, leaseSeconds);
     }

@@ -15,7 +15,7 @@ import { HealthStatus } from '../../src/engine/health';
 import { silentLogger } from '../../src/engine/logger';
 import { lostClaimFinding, settleLostClaim } from '../../src/engine/lost-claim-policy';
 import { EngineMetrics, METER_NAME } from '../../src/engine/metrics';
-import type { OutboxStateRow } from '../../src/engine/queries/claim-message';
+import type { OutboxStateRow } from '../../src/engine/queries/get-outbox-state';
 import { insertJob } from '../../src/engine/queries/insert-job';
 import type { KindRegistration } from '../../src/engine/registry';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
@@ -23,6 +23,7 @@ import { parseJobMessages, ParkReason } from '../../src/engine/transport/job-mes
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { asJobId, asOutboxId, JobStatus, type JobMessage } from '../../src/engine/types';
 import { buildEngine, createTestDb, outboxRows, waitForJob, until } from '../support/engine-harness';
+import { countSql } from '../support/sql-counter';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
@@ -104,6 +105,7 @@ describe('parseJobMessages checks a message in full', () => {
 describe('settleLostClaim decides from the row read after a lost claim', () => {
   const message: JobMessage = { outboxId: asOutboxId(uuid()), jobId: asJobId(uuid()), kind: 'K' };
   const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({
+    id: message.outboxId,
     state: 'PUBLISHED',
     job_id: message.jobId,
     kind: 'K',
@@ -135,7 +137,7 @@ describe('settleLostClaim decides from the row read after a lost claim', () => {
 
 describe('lostClaimFinding names what the row said, for the claims_lost metric', () => {
   const message: JobMessage = { outboxId: asOutboxId(uuid()), jobId: asJobId(uuid()), kind: 'K' };
-  const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({ state: 'PUBLISHED', job_id: message.jobId, kind: 'K', lease_ms_left: null, due_ms: -5, ...over });
+  const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({ id: message.outboxId, state: 'PUBLISHED', job_id: message.jobId, kind: 'K', lease_ms_left: null, due_ms: -5, ...over });
   it('the row’s state in lower case; gone without a row; mismatch for another job’s or kind’s row', () => {
     expect(lostClaimFinding(row({ state: 'COMPLETED' }), message)).toBe('completed');
     expect(lostClaimFinding(row({ state: 'PROCESSING', lease_ms_left: 9_000 }), message)).toBe('processing');
@@ -197,6 +199,39 @@ describe('in-memory: a copy whose claim loses is counted by what the row said', 
     expect((await waitForJob(engine, running.jobId)).status).toBe(JobStatus.SUCCEEDED);
     expect(await lost()).toEqual({ 'MEM_COPY/completed': 1, 'MEM_COPY/processing': 1 });
     expect([...runs.values()]).toEqual([1, 1]);
+    await provider.shutdown();
+  });
+
+  it('the rows of copies whose claims lost in one turn are read by one statement, each copy settled by its own row', async () => {
+    const transport = new InMemoryTransport();
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    const provider = new MeterProvider({ readers: [exporter] });
+    const runs = new Map<string, number>();
+    engine = buildEngine({
+      db: ctx.db,
+      transport,
+      registrations: [{ kind: 'MEM_COPIES', defaults: { consumers: 16 }, processor: async ({ job }) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1) }],
+      roles: { publisher: false },
+      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
+    });
+    await engine.start();
+    const jobs = await Promise.all(Array.from({ length: 12 }, () => seedJob('MEM_COPIES')));
+    const messages = jobs.map((j): JobMessage => ({ outboxId: asOutboxId(j.outboxId), jobId: asJobId(j.jobId), kind: 'MEM_COPIES' }));
+    await transport.publish(messages);
+    for (const j of jobs) expect((await waitForJob(engine, j.jobId)).status).toBe(JobStatus.SUCCEEDED);
+
+    const lostCompleted = async () => (await counterValues(exporter, 'jiaowu.background_jobs.claims_lost', 'found'))['MEM_COPIES/completed'] ?? 0;
+    // A second copy of each, delivered at once: twelve claims lose in one turn.
+    const { count } = await countSql(async () => {
+      await transport.publish(messages);
+      await until('every copy counted', async () => (await lostCompleted()) === 12);
+    });
+    // Read one by one, twelve statements; a turn's worth at a time, one (two if a batch was in flight).
+    const reads = count.texts.filter((text) => text.startsWith('SELECT id, state, job_id, kind,'));
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    expect(reads.length).toBeLessThanOrEqual(2);
+    expect(await transport.parked()).toBe(0);
+    expect([...runs.values()]).toEqual(Array(12).fill(1));
     await provider.shutdown();
   });
 });

@@ -96,26 +96,3 @@ function claimSql(source: string): string {
        s.*
      FROM claimed c LEFT JOIN started s ON s.id = c.job_id`;
 }
-
-/** What a losing claimer reads to decide what to do with its delivery. */
-export interface OutboxStateRow {
-  state: string;
-  job_id: string;
-  kind: string;
-  /** Time left on the holder's lease (PROCESSING), negative once expired. */
-  lease_ms_left: number | null;
-  /** Time until the row is due (`available_at`), negative once due. */
-  due_ms: number;
-}
-
-/** What a losing claimer needs to decide: is the message done, held by a live lease, not yet due, or not what it says? */
-export async function getOutboxState(sql: Sql, outboxId: string): Promise<OutboxStateRow | undefined> {
-  const rows = await sql<OutboxStateRow>(
-    `SELECT state, job_id, kind,
-       (extract(epoch FROM (lease_expires_at - now())) * 1000)::float8 AS lease_ms_left,
-       (extract(epoch FROM (available_at - now())) * 1000)::float8 AS due_ms
-     FROM job_outbox WHERE id = $1`,
-    [outboxId],
-  );
-  return rows[0];
-}
