@@ -5,7 +5,7 @@ import { getOutboxState, getOutboxStates, type OutboxStateRow } from './queries/
 /**
  * Reads the outbox rows of the deliveries whose claims lost in one turn as one statement
  * (see Batcher), as their claims were: under fast start with several workers of a kind,
- * most broker copies reach a worker that did not run their job, and each would otherwise
+ * many broker copies reach a worker that did not run their job, and each would otherwise
  * cost a round trip of its own.
  */
 export function outboxStateBatch(sql: Sql): (outboxIds: string[]) => Promise<Array<OutboxStateRow | ItemFailure | undefined>> {

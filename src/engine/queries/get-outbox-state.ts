@@ -15,9 +15,8 @@ export interface OutboxStateRow {
 /**
  * What a losing claimer needs to decide: is the message done, held by a live lease, not
  * yet due, or not what it says? A plain read after the claim lost, so it sees the winner's
- * committed state. Many at once for the copies whose claims lost in one turn (a worker that
- * did not run their jobs, under fast start, meets one per job), one alone over a scalar
- * parameter, whose plan PostgreSQL keeps. No row: deleted after retention.
+ * committed state; no row means deleted after retention. One row over a scalar parameter,
+ * whose plan PostgreSQL keeps; many for the claims that lost in one turn (outbox-state-batch).
  */
 export async function getOutboxState(sql: Sql, outboxId: string): Promise<OutboxStateRow | undefined> {
   const rows = await sql<OutboxStateRow>(`${SELECT_STATE} WHERE id = $1`, [outboxId]);
