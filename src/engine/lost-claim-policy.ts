@@ -21,7 +21,7 @@ export const CLAIM_RACE_RETRY_MS = 1_000;
  */
 export function settleLostClaim(row: OutboxStateRow | undefined, message: JobMessage, leaseSeconds: number): Settlement {
   if (!row) return { type: 'ack' };
-  if (row.job_id !== message.jobId || row.kind !== message.kind) {
+  if (!rowMatches(row, message)) {
     return {
       type: 'park',
       reason: ParkReason.MISMATCH,
@@ -47,8 +47,11 @@ export function settleLostClaim(row: OutboxStateRow | undefined, message: JobMes
  */
 export function lostClaimFinding(row: OutboxStateRow | undefined, message: JobMessage): LostClaimFinding {
   if (!row) return 'gone';
-  if (row.job_id !== message.jobId || row.kind !== message.kind) return 'mismatch';
+  if (!rowMatches(row, message)) return 'mismatch';
   return row.state.toLowerCase() as LostClaimFinding;
 }
 
 export type LostClaimFinding = 'gone' | 'mismatch' | Lowercase<`${OutboxState}`>;
+
+/** The row belongs to the job and kind the message names (else the message is not what it says). */
+const rowMatches = (row: OutboxStateRow, message: JobMessage) => row.job_id === message.jobId && row.kind === message.kind;

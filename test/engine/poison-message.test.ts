@@ -69,6 +69,16 @@ async function counterValues(exporter: PrometheusExporter, name: string, label: 
 /** The parked counter's value per `kind/reason`. */
 const parkedCounts = (exporter: PrometheusExporter) => counterValues(exporter, 'jiaowu.background_jobs.parked', 'reason');
 
+/** An engine on an in-memory transport with no publisher, its metrics read through `exporter`. */
+async function startInMemory(registrations: KindRegistration[]) {
+  const transport = new InMemoryTransport();
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const provider = new MeterProvider({ readers: [exporter] });
+  engine = buildEngine({ db: ctx.db, transport, registrations, roles: { publisher: false }, metrics: new EngineMetrics(provider.getMeter(METER_NAME)) });
+  await engine.start();
+  return { engine, transport, exporter, provider };
+}
+
 describe('parseJobMessages checks a message in full', () => {
   const outboxId = uuid();
   const jobId = uuid();
@@ -102,17 +112,19 @@ describe('parseJobMessages checks a message in full', () => {
   });
 });
 
+/** A message of kind K, and its outbox row as a losing claimer reads it (PUBLISHED and due unless `over` says otherwise). */
+const message: JobMessage = { outboxId: asOutboxId(uuid()), jobId: asJobId(uuid()), kind: 'K' };
+const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({
+  id: message.outboxId,
+  state: 'PUBLISHED',
+  job_id: message.jobId,
+  kind: 'K',
+  lease_ms_left: null,
+  due_ms: -5,
+  ...over,
+});
+
 describe('settleLostClaim decides from the row read after a lost claim', () => {
-  const message: JobMessage = { outboxId: asOutboxId(uuid()), jobId: asJobId(uuid()), kind: 'K' };
-  const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({
-    id: message.outboxId,
-    state: 'PUBLISHED',
-    job_id: message.jobId,
-    kind: 'K',
-    lease_ms_left: null,
-    due_ms: -5,
-    ...over,
-  });
   it('no row (deleted after retention), COMPLETED, or PENDING (the outbox sends it when due): ack', () => {
     expect(settleLostClaim(undefined, message, 30)).toEqual({ type: 'ack' });
     expect(settleLostClaim(row({ state: 'COMPLETED' }), message, 30)).toEqual({ type: 'ack' });
@@ -136,8 +148,6 @@ describe('settleLostClaim decides from the row read after a lost claim', () => {
 });
 
 describe('lostClaimFinding names what the row said, for the claims_lost metric', () => {
-  const message: JobMessage = { outboxId: asOutboxId(uuid()), jobId: asJobId(uuid()), kind: 'K' };
-  const row = (over: Partial<OutboxStateRow>): OutboxStateRow => ({ id: message.outboxId, state: 'PUBLISHED', job_id: message.jobId, kind: 'K', lease_ms_left: null, due_ms: -5, ...over });
   it('the row’s state in lower case; gone without a row; mismatch for another job’s or kind’s row', () => {
     expect(lostClaimFinding(row({ state: 'COMPLETED' }), message)).toBe('completed');
     expect(lostClaimFinding(row({ state: 'PROCESSING', lease_ms_left: 9_000 }), message)).toBe('processing');
@@ -150,35 +160,25 @@ describe('lostClaimFinding names what the row said, for the claims_lost metric',
 
 describe('in-memory: a copy whose claim loses is counted by what the row said', () => {
   it('a copy of a finished job counts completed (acknowledged); a copy of a running one counts processing (sent back to wait out the lease); neither runs the job again', async () => {
-    const transport = new InMemoryTransport();
-    const exporter = new PrometheusExporter({ preventServerStart: true });
-    const provider = new MeterProvider({ readers: [exporter] });
     const runs = new Map<string, number>();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let heldStarted!: () => void;
     const heldRunning = new Promise<void>((resolve) => (heldStarted = resolve));
-    engine = buildEngine({
-      db: ctx.db,
-      transport,
-      registrations: [
-        {
-          kind: 'MEM_COPY',
-          defaults: { consumers: 2 },
-          processor: async ({ job, input }) => {
-            runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
-            if ((input as { hold?: boolean }).hold) {
-              heldStarted();
-              await held;
-            }
-            return 'ok';
-          },
+    const { engine, transport, exporter, provider } = await startInMemory([
+      {
+        kind: 'MEM_COPY',
+        defaults: { consumers: 2 },
+        processor: async ({ job, input }) => {
+          runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+          if ((input as { hold?: boolean }).hold) {
+            heldStarted();
+            await held;
+          }
+          return 'ok';
         },
-      ],
-      roles: { publisher: false },
-      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
-    });
-    await engine.start();
+      },
+    ]);
     const lost = () => counterValues(exporter, 'jiaowu.background_jobs.claims_lost', 'found');
     const message = (job: { jobId: string; outboxId: string }): JobMessage => ({ outboxId: asOutboxId(job.outboxId), jobId: asJobId(job.jobId), kind: 'MEM_COPY' });
 
@@ -203,18 +203,10 @@ describe('in-memory: a copy whose claim loses is counted by what the row said', 
   });
 
   it('the rows of copies whose claims lost in one turn are read by one statement, each copy settled by its own row', async () => {
-    const transport = new InMemoryTransport();
-    const exporter = new PrometheusExporter({ preventServerStart: true });
-    const provider = new MeterProvider({ readers: [exporter] });
     const runs = new Map<string, number>();
-    engine = buildEngine({
-      db: ctx.db,
-      transport,
-      registrations: [{ kind: 'MEM_COPIES', defaults: { consumers: 16 }, processor: async ({ job }) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1) }],
-      roles: { publisher: false },
-      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
-    });
-    await engine.start();
+    const { engine, transport, exporter, provider } = await startInMemory([
+      { kind: 'MEM_COPIES', defaults: { consumers: 16 }, processor: async ({ job }) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1) },
+    ]);
     const jobs = await Promise.all(Array.from({ length: 12 }, () => seedJob('MEM_COPIES')));
     const messages = jobs.map((j): JobMessage => ({ outboxId: asOutboxId(j.outboxId), jobId: asJobId(j.jobId), kind: 'MEM_COPIES' }));
     await transport.publish(messages);
@@ -252,9 +244,6 @@ describe('a bad claim fails alone, never the claims batched with it', () => {
 
 describe('in-memory: a message whose outbox row is another kind’s is parked, not run', () => {
   it('the claim matches outbox id, job id and kind; a mismatch runs nothing and is counted', async () => {
-    const transport = new InMemoryTransport();
-    const exporter = new PrometheusExporter({ preventServerStart: true });
-    const provider = new MeterProvider({ readers: [exporter] });
     const ran: Record<string, string[]> = { MEM_A: [], MEM_B: [] };
     const registration = (kind: string): KindRegistration => ({
       kind,
@@ -264,14 +253,7 @@ describe('in-memory: a message whose outbox row is another kind’s is parked, n
         return 'ok';
       },
     });
-    engine = buildEngine({
-      db: ctx.db,
-      transport,
-      registrations: [registration('MEM_A'), registration('MEM_B')],
-      roles: { publisher: false },
-      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
-    });
-    await engine.start();
+    const { engine, transport, exporter, provider } = await startInMemory([registration('MEM_A'), registration('MEM_B')]);
     const a = await seedJob('MEM_A');
     // A's row, sent to B's queue as a B message.
     await transport.publish([{ outboxId: asOutboxId(a.outboxId), jobId: asJobId(a.jobId), kind: 'MEM_B' }]);
