@@ -8,6 +8,7 @@ import {
   type SessionLimits,
 } from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
+import { FAST_START_MAX_RATE_DEFAULT } from './engine/fast-start-pacer';
 import { MAX_JOBS_PER_MESSAGE } from './engine/transport/job-message';
 import { JOB_KINDS } from './job-kind-descriptors';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
@@ -429,6 +430,8 @@ export function loadConfig(env: Env = process.env): Config {
       cleanupBatchSize: int(env, 'OUTBOX_CLEANUP_BATCH_SIZE', 500, 1, 100_000),
       // JOB_FAST_START: true | false — a worker starts a job on its enqueue's NOTIFY when it has a free slot, before the broker's copy comes.
       fastStart: bool(env, 'JOB_FAST_START', true),
+      // JOB_FAST_START_MAX_RATE: 200, 0–1000000 — jobs heard in one second above which a worker stops listening for 10 s (fast start costs more than it saves under a stream of jobs); 0: never.
+      fastStartMaxRate: int(env, 'JOB_FAST_START_MAX_RATE', FAST_START_MAX_RATE_DEFAULT, 0, 1_000_000),
       shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3_600),
       dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
       kinds,

@@ -50,6 +50,8 @@ export interface EngineSettings {
   prefetch?: Record<string, number>;
   /** A worker on a durable transport starts jobs on their enqueue's NOTIFY when it has a free slot (see FastStartListener; default true). */
   fastStart?: boolean;
+  /** Jobs heard in a second above which a worker stops listening for a while (see FastStartPacer; 0: never; default FAST_START_MAX_RATE_DEFAULT). */
+  fastStartMaxRate?: number;
 }
 
 export interface EngineRoles {
@@ -158,7 +160,13 @@ export class JobEngine {
     // In memory, the enqueuing process is the worker: its message is a function call away.
     this.fastStart =
       runner && transport.durable && settings.fastStart !== false
-        ? new FastStartListener({ connection: options.listenConnection, logger: logger.child({ part: 'fast-start' }), offer: (message) => runner.offer(message) })
+        ? new FastStartListener({
+            connection: options.listenConnection,
+            logger: logger.child({ part: 'fast-start' }),
+            offer: (message) => runner.offer(message),
+            maxRate: settings.fastStartMaxRate,
+            onPause: () => this.metrics.fastStartPaused.add(1),
+          })
         : null;
     this.waker = new OutboxWaker(pool, this.publisher, logger);
     const maintenanceLogger = logger.child({ part: 'maintenance' });

@@ -1,6 +1,7 @@
 import type { ClientConfig } from 'pg';
 import type { Logger } from 'pino';
 import { ListenConnection } from './db/listen-connection';
+import { FAST_START_MAX_RATE_DEFAULT, FAST_START_PAUSE_MS, FastStartPacer } from './fast-start-pacer';
 import { JOB_READY_CHANNEL } from './queries/insert-job';
 import { asJobId, asOutboxId, type JobMessage } from './types';
 
@@ -14,30 +15,72 @@ import { asJobId, asOutboxId, type JobMessage } from './types';
  * workers one wins and the others' claims find it taken. The broker message is sent all
  * the same and stays the guarantee: a notification lost (this connection down, no slot
  * free) costs only time, and the message's copy of a job already started is settled
- * with it (see KindConsumer.offer).
+ * with it (see KindConsumer.offer). Under a stream of jobs a worker stops listening for
+ * a while (see FastStartPacer), where fast start would cost more than it saves.
  */
 export class FastStartListener {
   private readonly connection: ListenConnection;
+  private readonly pacer: FastStartPacer;
+  private running = false;
+  private resumeTimer: NodeJS.Timeout | null = null;
 
-  constructor(deps: { connection: ClientConfig; logger: Logger; offer: (message: JobMessage) => void }) {
+  constructor(
+    private readonly deps: {
+      connection: ClientConfig;
+      logger: Logger;
+      offer: (message: JobMessage) => void;
+      /** Jobs heard in a second above which this worker stops listening for a while (see FastStartPacer; 0: never). */
+      maxRate?: number;
+      /** How long a pause lasts (default FAST_START_PAUSE_MS). */
+      pauseMs?: number;
+      /** Called each time this worker stops listening (the `fast_start_paused` metric). */
+      onPause?: () => void;
+    },
+  ) {
+    this.pacer = new FastStartPacer(deps.maxRate ?? FAST_START_MAX_RATE_DEFAULT);
     this.connection = new ListenConnection({
       connection: deps.connection,
       channel: JOB_READY_CHANNEL,
       logger: deps.logger,
-      onNotification: (payload) => {
-        const message = parseJobReady(payload);
-        if (message) deps.offer(message);
-        else deps.logger.debug({ payload: payload.slice(0, 200) }, 'job-ready notification not understood; ignored');
-      },
+      onNotification: (payload) => this.heard(payload),
     });
   }
 
-  start(): Promise<void> {
-    return this.connection.start();
+  async start(): Promise<void> {
+    this.running = true;
+    await this.connection.start();
   }
 
-  stop(): Promise<void> {
-    return this.connection.stop();
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.resumeTimer = null;
+    await this.connection.stop();
+  }
+
+  /** Listening now (not stopped, not paused). */
+  get listening(): boolean {
+    return this.running && this.resumeTimer === null;
+  }
+
+  private heard(payload: string): void {
+    if (!this.listening) return;
+    const message = parseJobReady(payload);
+    if (message) this.deps.offer(message);
+    else this.deps.logger.debug({ payload: payload.slice(0, 200) }, 'job-ready notification not understood; ignored');
+    if (this.pacer.heardJob(Date.now())) this.pause();
+  }
+
+  private pause(): void {
+    const pauseMs = this.deps.pauseMs ?? FAST_START_PAUSE_MS;
+    this.deps.logger.debug({ pauseMs }, 'more jobs heard than fast start is worth; listening again later');
+    this.deps.onPause?.();
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = null;
+      if (this.running) void this.connection.start();
+    }, pauseMs);
+    this.resumeTimer.unref();
+    void this.connection.stop();
   }
 }
 

@@ -28,6 +28,7 @@ export class EngineMetrics {
   readonly parked: Counter;
   readonly fastStarted: Counter;
   readonly claimsLost: Counter;
+  readonly fastStartPaused: Counter;
 
   constructor(meter: Meter = otel.getMeter(METER_NAME)) {
     this.published = meter.createCounter('jiaowu.background_jobs.published', {
@@ -67,6 +68,10 @@ export class EngineMetrics {
     this.fastStarted = meter.createCounter('jiaowu.background_jobs.fast_started', {
       description: 'Jobs claimed on their enqueue notification by a worker with a free slot, before their broker message came, by kind',
       unit: '{job}',
+    });
+    this.fastStartPaused = meter.createCounter('jiaowu.background_jobs.fast_start_paused', {
+      description: 'Times this worker stopped listening for job-ready notifications for a while, having heard more jobs in a second than fast start is worth',
+      unit: '{pause}',
     });
     this.claimsLost = meter.createCounter('jiaowu.background_jobs.claims_lost', {
       description:
