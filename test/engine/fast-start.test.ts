@@ -14,6 +14,7 @@ import { silentLogger } from '../../src/engine/logger';
 import { EngineMetrics, METER_NAME } from '../../src/engine/metrics';
 import { poolSql } from '../../src/engine/db/sql';
 import { insertJob } from '../../src/engine/queries/insert-job';
+import { insertJobs } from '../../src/engine/queries/insert-jobs';
 import type { Processor } from '../../src/engine/registry';
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { JobStatus, OutboxState } from '../../src/engine/types';
@@ -35,6 +36,7 @@ async function startEngine(options: {
   worker?: boolean;
   publisher?: boolean;
   fastStart?: boolean;
+  fastStartMaxRate?: number;
   metrics?: EngineMetrics;
 }): Promise<JobEngine> {
   const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger });
@@ -42,7 +44,7 @@ async function startEngine(options: {
   const engine = buildEngine({
     db: ctx.db,
     transport,
-    settings: { fastStart: options.fastStart ?? true },
+    settings: { fastStart: options.fastStart ?? true, fastStartMaxRate: options.fastStartMaxRate },
     roles: { worker: options.worker ?? true, publisher: options.publisher ?? true },
     metrics: options.metrics,
     registrations: [{ kind: KIND, defaults: { consumers: options.consumers ?? 4 }, processor: options.processor ?? (async () => ({ ok: true })) }],
@@ -81,12 +83,12 @@ async function messagesIn(queues: string[]): Promise<number> {
   }
 }
 
-async function fastStartedCount(exporter: PrometheusExporter): Promise<number> {
+async function fastStartedCount(exporter: PrometheusExporter, name = 'jiaowu.background_jobs.fast_started'): Promise<number> {
   const { resourceMetrics } = await exporter.collect();
   let total = 0;
   for (const scope of resourceMetrics.scopeMetrics) {
     for (const metric of scope.metrics) {
-      if (metric.descriptor.name !== 'jiaowu.background_jobs.fast_started') continue;
+      if (metric.descriptor.name !== name) continue;
       for (const point of metric.dataPoints) total += point.value as number;
     }
   }
@@ -140,6 +142,21 @@ describe.runIf(requireRabbit())('fast start on RabbitMQ', () => {
     expect((await waitForJob(fast, args.jobId)).status).toBe(JobStatus.SUCCEEDED);
     // The job queued before this worker listened was not notified to it: it waits for its message.
     expect((await fast.getJob(unseen.jobId))?.status).toBe(JobStatus.QUEUED);
+  });
+
+  it('a worker that hears more jobs in a second than JOB_FAST_START_MAX_RATE stops listening, and counts the pause', async () => {
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    const provider = new MeterProvider({ readers: [exporter] });
+    const fast = await startEngine({ publisher: false, consumers: 16, fastStartMaxRate: 3, metrics: new EngineMetrics(provider.getMeter(METER_NAME)) });
+    // Six in one statement, heard together (no publisher: only a NOTIFY heard starts one).
+    const jobs = Array.from({ length: 6 }, (_, i) => newJobArgs(KIND, { i }));
+    await insertJobs(poolSql(ctx.db.pool), jobs, OutboxState.PUBLISHING);
+    await until('the pause counted', async () => (await fastStartedCount(exporter, 'jiaowu.background_jobs.fast_start_paused')) === 1);
+    // The fourth was one more than 3 in a second: the four heard run, the rest wait for a message.
+    await until('four fast-started', async () => (await fastStartedCount(exporter)) === 4);
+    const statuses = await Promise.all(jobs.map(async (j) => (await fast.getJob(j.jobId))?.status));
+    expect(statuses.filter((s) => s === JobStatus.QUEUED)).toHaveLength(2);
+    await provider.shutdown();
   });
 
   it('a job whose message is not sent yet (PENDING) is left to the publisher: a worker that died with it would have no copy to hand it on', async () => {
