@@ -57,7 +57,8 @@ describe('fast start listener', () => {
       logger: silentLogger,
       offer: (message) => offered.push(message),
       maxRate: 4,
-      pauseMs: 1_500,
+      // Long beside any stall of a loaded machine between the fifth offer and the checks of the pause below.
+      pauseMs: 4_000,
       onPause: () => pauses++,
     });
     await listener.start();
