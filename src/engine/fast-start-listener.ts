@@ -77,7 +77,7 @@ export class FastStartListener {
     this.deps.onPause?.();
     this.resumeTimer = setTimeout(() => {
       this.resumeTimer = null;
-      if (this.running) void this.connection.start();
+      void this.connection.start();
     }, pauseMs);
     this.resumeTimer.unref();
     void this.connection.stop();

@@ -19,6 +19,7 @@ import type { Processor } from '../../src/engine/registry';
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { JobStatus, OutboxState } from '../../src/engine/types';
 import { buildEngine, createTestDb, newJobArgs, waitForJob, until } from '../support/engine-harness';
+import { counterTotal } from '../support/metric-counters';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
 const KIND = 'FAST';
@@ -83,17 +84,8 @@ async function messagesIn(queues: string[]): Promise<number> {
   }
 }
 
-async function fastStartedCount(exporter: PrometheusExporter, name = 'jiaowu.background_jobs.fast_started'): Promise<number> {
-  const { resourceMetrics } = await exporter.collect();
-  let total = 0;
-  for (const scope of resourceMetrics.scopeMetrics) {
-    for (const metric of scope.metrics) {
-      if (metric.descriptor.name !== name) continue;
-      for (const point of metric.dataPoints) total += point.value as number;
-    }
-  }
-  return total;
-}
+/** Jobs fast-started, over all kinds. */
+const fastStartedCount = (exporter: PrometheusExporter) => counterTotal(exporter, 'jiaowu.background_jobs.fast_started');
 
 async function stopAll(): Promise<void> {
   for (const engine of engines.splice(0)) await engine.stop(2_000);
@@ -151,7 +143,7 @@ describe.runIf(requireRabbit())('fast start on RabbitMQ', () => {
     // Six in one statement, heard together (no publisher: only a NOTIFY heard starts one).
     const jobs = Array.from({ length: 6 }, (_, i) => newJobArgs(KIND, { i }));
     await insertJobs(poolSql(ctx.db.pool), jobs, OutboxState.PUBLISHING);
-    await until('the pause counted', async () => (await fastStartedCount(exporter, 'jiaowu.background_jobs.fast_start_paused')) === 1);
+    await until('the pause counted', async () => (await counterTotal(exporter, 'jiaowu.background_jobs.fast_start_paused')) === 1);
     // The fourth was one more than 3 in a second: the four heard run, the rest wait for a message.
     await until('four fast-started', async () => (await fastStartedCount(exporter)) === 4);
     const statuses = await Promise.all(jobs.map(async (j) => (await fast.getJob(j.jobId))?.status));

@@ -23,6 +23,7 @@ import { parseJobMessages, ParkReason } from '../../src/engine/transport/job-mes
 import { rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { asJobId, asOutboxId, JobStatus, type JobMessage } from '../../src/engine/types';
 import { buildEngine, createTestDb, outboxRows, waitForJob, until } from '../support/engine-harness';
+import { counterValues } from '../support/metric-counters';
 import { countSql } from '../support/sql-counter';
 import { deleteEngineTopology, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
 
@@ -51,19 +52,6 @@ async function seedJob(kind: string, state = 'PENDING'): Promise<{ jobId: string
   await insertJob(poolSql(ctx.db.pool), { jobId, outboxId, kind, input: {}, requestedBy: null, idempotencyKey: null, exclusiveKey: null });
   await ctx.db.pool.query(`UPDATE job_outbox SET state = $2 WHERE id = $1`, [outboxId, state]);
   return { jobId, outboxId };
-}
-
-/** A counter's value per `kind/<label>`, read from the exporter. */
-async function counterValues(exporter: PrometheusExporter, name: string, label: string): Promise<Record<string, number>> {
-  const { resourceMetrics } = await exporter.collect();
-  const counts: Record<string, number> = {};
-  for (const scope of resourceMetrics.scopeMetrics) {
-    for (const metric of scope.metrics) {
-      if (metric.descriptor.name !== name) continue;
-      for (const point of metric.dataPoints) counts[`${point.attributes.kind}/${point.attributes[label]}`] = point.value as number;
-    }
-  }
-  return counts;
 }
 
 /** The parked counter's value per `kind/reason`. */
