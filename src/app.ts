@@ -79,6 +79,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       ...config.engine,
       consumers: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].consumers])),
       prefetch: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].prefetch])),
+      claimAhead: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].claimAhead])),
     },
     roles: { publisher: true, worker: isWorker, maintenance: isWorker },
   });

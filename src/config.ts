@@ -126,6 +126,8 @@ export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 export interface KindSettings {
   consumers: number;
   prefetch: number;
+  /** Held deliveries of the kind this process claims before a processor slot is free (see KindDefaults.claimAhead). */
+  claimAhead: number;
   /** Jobs of the kind this process's publisher packs into one RabbitMQ message. */
   jobsPerMessage: number;
 }
@@ -366,6 +368,8 @@ function roles(env: Env): ReadonlySet<Role> {
 export const MIN_CONSUMERS = 1;
 export const MAX_CONSUMERS = 16;
 export const MAX_PREFETCH = 1_000;
+/** A job claimed ahead holds its lease while it waits; more than this buys no larger batches. */
+export const MAX_CLAIM_AHEAD = 64;
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -377,6 +381,8 @@ export function loadConfig(env: Env = process.env): Config {
         consumers: int(env, `JOB_CONSUMERS_${kind}`, JOB_KINDS[kind].defaultConsumers, MIN_CONSUMERS, MAX_CONSUMERS),
         // JOB_PREFETCH_<KIND>: deliveries a worker holds beyond its running jobs of this kind, 0–1000 (0: none; see KindDefaults.prefetch).
         prefetch: int(env, `JOB_PREFETCH_${kind}`, 0, 0, MAX_PREFETCH),
+        // JOB_CLAIM_AHEAD_<KIND>: jobs of this kind a worker claims before a slot is free, 0–64 (0: none; short jobs only, see KindDefaults.claimAhead).
+        claimAhead: int(env, `JOB_CLAIM_AHEAD_${kind}`, 0, 0, MAX_CLAIM_AHEAD),
         // JOBS_PER_MESSAGE_<KIND>: jobs of this kind the publisher packs into one RabbitMQ message, 1–64 (1: one each; more for short jobs only: a message's jobs all go to one worker).
         jobsPerMessage: int(env, `JOBS_PER_MESSAGE_${kind}`, 1, 1, MAX_JOBS_PER_MESSAGE),
       },

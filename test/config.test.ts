@@ -59,6 +59,7 @@ describe('loadConfig', () => {
       JOB_CONSUMERS_SCHEDULE_PUBLISH: '1',
       JOB_CONSUMERS_MAKEUP_EXAM_AUTO: '7',
       JOB_PREFETCH_SCHEDULE_PUBLISH: '32',
+      JOB_CLAIM_AHEAD_SCHEDULE_PUBLISH: '24',
       JOBS_PER_MESSAGE_SCHEDULE_PUBLISH: '16',
       MAINTENANCE_INTERVAL_SECONDS: '15',
     });
@@ -72,6 +73,8 @@ describe('loadConfig', () => {
     expect(config.engine.kinds[JobKind.MAKEUP_EXAM_AUTO].consumers).toBe(7);
     expect(config.engine.kinds[JobKind.SCHEDULE_PUBLISH].prefetch).toBe(32);
     expect(config.engine.kinds[JobKind.AUTOMATIC_SCHEDULE].prefetch).toBe(0);
+    expect(config.engine.kinds[JobKind.SCHEDULE_PUBLISH].claimAhead).toBe(24);
+    expect(config.engine.kinds[JobKind.AUTOMATIC_SCHEDULE].claimAhead).toBe(0);
     expect(config.engine.kinds[JobKind.SCHEDULE_PUBLISH].jobsPerMessage).toBe(16);
     expect(config.engine.kinds[JobKind.AUTOMATIC_SCHEDULE].jobsPerMessage).toBe(1);
     expect(config.engine.maintenanceIntervalSeconds).toBe(15);
@@ -85,6 +88,8 @@ describe('loadConfig', () => {
     ['JOB_CONSUMERS_MAKEUP_EXAM_AUTO', '2.5', /integer from 1 to 16/],
     ['JOB_PREFETCH_MAKEUP_EXAM_AUTO', '-1', /integer from 0 to 1000/],
     ['JOB_PREFETCH_MAKEUP_EXAM_AUTO', '1001', /integer from 0 to 1000/],
+    ['JOB_CLAIM_AHEAD_MAKEUP_EXAM_AUTO', '-1', /integer from 0 to 64/],
+    ['JOB_CLAIM_AHEAD_MAKEUP_EXAM_AUTO', '65', /integer from 0 to 64/],
     ['JOBS_PER_MESSAGE_MAKEUP_EXAM_AUTO', '0', /integer from 1 to 64/],
     ['JOBS_PER_MESSAGE_MAKEUP_EXAM_AUTO', '65', /integer from 1 to 64/],
     ['ROLE', 'boss', /api, worker/],

@@ -48,6 +48,8 @@ export interface EngineSettings {
   consumers: Record<string, number>;
   /** Deliveries held per kind beyond the running ones in this process (overrides the kind's registered default; see KindDefaults.prefetch). */
   prefetch?: Record<string, number>;
+  /** Jobs claimed per kind before a processor slot is free in this process (overrides the kind's registered default; see KindDefaults.claimAhead). */
+  claimAhead?: Record<string, number>;
   /** A worker on a durable transport starts jobs on their enqueue's NOTIFY when it has a free slot (see FastStartListener; default true). */
   fastStart?: boolean;
   /** Jobs heard in a second above which a worker stops listening for a while (see FastStartPacer; 0: never; default FAST_START_MAX_RATE_DEFAULT). */
@@ -152,6 +154,7 @@ export class JobEngine {
             retryMaxMs: settings.retryMaxMs,
             consumers: settings.consumers,
             prefetch: settings.prefetch,
+            claimAhead: settings.claimAhead,
           },
           wakePublisher: () => this.waker.committed(),
         })

@@ -79,6 +79,15 @@ export interface KindDefaults {
    * for short jobs only: a held delivery waits for this process while another may idle.
    */
   prefetch?: number;
+  /**
+   * Held deliveries a worker process claims before a processor slot is free (default 0):
+   * the claims of more jobs share each statement, so a drain of many short jobs needs
+   * fewer statements per job. A job claimed ahead is RUNNING, with its lease kept by its
+   * heartbeat, while it waits here for a slot — up to one job's run; at most `consumers`
+   * processors of the kind still run at once (see RunSlots). For short jobs only, as
+   * prefetch; it needs held deliveries (prefetch or packed messages) to claim.
+   */
+  claimAhead?: number;
 }
 
 export interface KindRegistration<Input = unknown, Result = unknown> {

@@ -21,6 +21,7 @@ import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { getJob } from './queries/get-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
 import { releaseMessage } from './queries/release-message';
+import { RunSlots } from './run-slots';
 import { requeueLostClaim } from './queries/requeue-lost-claim';
 import { spareAttempt } from './queries/spare-attempt';
 import { say } from '../i18n/message-catalog';
@@ -39,6 +40,8 @@ export interface RunnerSettings {
   consumers: Record<string, number>;
   /** Deliveries held per kind beyond the running ones (see KindDefaults.prefetch); a kind absent here uses its registered default. */
   prefetch?: Record<string, number>;
+  /** Jobs claimed per kind before a processor slot is free (see KindDefaults.claimAhead); a kind absent here uses its registered default. */
+  claimAhead?: Record<string, number>;
 }
 
 type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
@@ -80,6 +83,8 @@ export class Runner {
   private readonly consumers: ConsumerHandle[] = [];
   private readonly consumerOf = new Map<string, ConsumerHandle>();
   private readonly running = new Map<string, RunningJob>();
+  /** Per kind: processors that may run at once (its consumers), however many are claimed ahead. */
+  private readonly runSlots = new Map<string, RunSlots>();
   private unsubscribe: (() => void) | null = null;
   /** Claims that meet in time share one statement (see Batcher); completions too, in the completer. */
   private readonly claims: Batcher<ClaimArgs, ClaimRow>;
@@ -119,6 +124,7 @@ export class Runner {
     });
     const consumersOf = (registration: KindRegistration) => this.deps.settings.consumers[registration.kind] ?? registration.defaults.consumers;
     const prefetchOf = (registration: KindRegistration) => this.deps.settings.prefetch?.[registration.kind] ?? registration.defaults.prefetch ?? 0;
+    const claimAheadOf = (registration: KindRegistration) => this.deps.settings.claimAhead?.[registration.kind] ?? registration.defaults.claimAhead ?? 0;
     const registrations = this.deps.registry.names().map((kind) => this.deps.registry.require(kind));
     // One pending completion per consumer slot lets every slot start its next job while
     // the last one commits; beyond that, commits are falling behind and must slow claims.
@@ -127,10 +133,14 @@ export class Runner {
       const { kind } = registration;
       const consumers = consumersOf(registration);
       const prefetch = prefetchOf(registration);
-      const handle = await this.deps.transport.consume(kind, consumers, (message, options) => this.handle(registration, message, options?.direct ?? false), { prefetch });
+      const claimAhead = claimAheadOf(registration);
+      this.runSlots.set(kind, new RunSlots(consumers));
+      // The transport hands over as many deliveries at once as may be claimed; RunSlots
+      // keeps the processors running at once to `consumers`.
+      const handle = await this.deps.transport.consume(kind, consumers + claimAhead, (message, options) => this.handle(registration, message, options?.direct ?? false), { prefetch });
       this.consumers.push(handle);
       this.consumerOf.set(kind, handle);
-      this.deps.logger.info({ kind, consumers, prefetch, transport: this.deps.transport.name }, 'consuming jobs');
+      this.deps.logger.info({ kind, consumers, prefetch, claimAhead, transport: this.deps.transport.name }, 'consuming jobs');
     }
   }
 
@@ -303,12 +313,19 @@ export class Runner {
     );
     this.running.set(job.id, { jobId: job.id, kind, controller, abort });
     if (this.shuttingDown) abort('shutdown');
-    const startedAt = performance.now();
+    const slots = this.runSlots.get(kind)!;
+    let holdsSlot = false;
+    let startedAt = performance.now();
     let outcome: ProcessOutcome = 'completed';
     /** The outcome is recorded by `completeAfterSettling` instead. */
     let settledEarly = false;
 
     try {
+      // A job claimed ahead waits here, its lease kept by the heartbeat; an abort while it
+      // waits (cancel, lost lease, shutdown) takes the failure path below without running it.
+      await slots.acquire(controller.signal);
+      holdsSlot = true;
+      startedAt = performance.now();
       // Forked when the processor first asks: a fork costs about 0.1 ms of a job's start,
       // and a processor that writes only in `completeWithin` (which forks its own) never needs it.
       let em: EntityManager | undefined;
@@ -422,6 +439,7 @@ export class Runner {
       });
     } finally {
       this.running.delete(job.id);
+      if (holdsSlot) slots.release();
       if (!settledEarly) this.record(kind, outcome, startedAt);
     }
   }

@@ -61,6 +61,8 @@ const FLOOR_SECONDS = Number(arg('floor-seconds', '5'));
 const PREFETCH = Number(arg('prefetch', '48'));
 /** Jobs the bench's publisher packs into one RabbitMQ message (JOBS_PER_MESSAGE_<KIND>): no-op jobs are the short jobs it is for. */
 const JOBS_PER_MESSAGE = Number(arg('jobs-per-message', '16'));
+/** Held deliveries each bench kind claims before a consumer is free (JOB_CLAIM_AHEAD_<KIND>): no-op jobs are the short jobs it is for. */
+const CLAIM_AHEAD = Number(arg('claim-ahead', '32'));
 type Figure = 'drain1' | 'drain3' | 'enqueue' | 'latency';
 const FIGURES = arg('figures', 'drain1,drain3,enqueue,latency').split(',') as Figure[];
 const PEERS = arg('peers', 'default,batched').split(',').filter((p): p is GraphileMode => p === 'default' || p === 'batched');
@@ -146,7 +148,7 @@ async function resetJobs(db: Database): Promise<void> {
 function counterRegistrations(onDone: () => void, onStart?: (jobId: string) => void): KindRegistration[] {
   return KINDS.map((kind) => ({
     kind,
-    defaults: { consumers: CONSUMERS, prefetch: PREFETCH },
+    defaults: { consumers: CONSUMERS, prefetch: PREFETCH, claimAhead: CLAIM_AHEAD },
     processor: async ({ job }) => {
       onStart?.(job.id);
       onDone();
@@ -316,6 +318,7 @@ async function mainScale(): Promise<void> {
     jobs: JOBS,
     consumers: CONSUMERS,
     prefetch: PREFETCH,
+    claimAhead: CLAIM_AHEAD,
     jobsPerMessage: JOBS_PER_MESSAGE,
     steadySeconds: Number(arg('steady-seconds', '10')),
     workerCounts: arg('workers', '1,2,4').split(',').map(Number),
@@ -325,7 +328,7 @@ async function mainScale(): Promise<void> {
   printScale(rows, options);
   console.log(`load after: ${loadAverage()}`);
   console.log(
-    `reproduce: npm run bench:engine -- --scale --jobs ${JOBS} --prefetch ${PREFETCH} --jobs-per-message ${JOBS_PER_MESSAGE} --steady-seconds ${options.steadySeconds} --workers ${options.workerCounts.join(',')}`,
+    `reproduce: npm run bench:engine -- --scale --jobs ${JOBS} --prefetch ${PREFETCH} --claim-ahead ${CLAIM_AHEAD} --jobs-per-message ${JOBS_PER_MESSAGE} --steady-seconds ${options.steadySeconds} --workers ${options.workerCounts.join(',')}`,
   );
 }
 
@@ -432,7 +435,7 @@ async function main(): Promise<void> {
     console.log('targets (engine rabbitmq): drain 1 kind ≥ 1.5× graphile default; start latency p50 ≤ 1 ms, p99 ≤ 3 ms');
     console.log('on a shared machine run it at raised priority (as root: nice -n -10 npm run bench:engine …)');
     console.log(
-      `reproduce: npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --prefetch ${PREFETCH} --jobs-per-message ${JOBS_PER_MESSAGE} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
+      `reproduce: npm run bench:engine -- --jobs ${JOBS} --transports ${transports.join(',')} --prefetch ${PREFETCH} --claim-ahead ${CLAIM_AHEAD} --jobs-per-message ${JOBS_PER_MESSAGE} --figures ${FIGURES.join(',')} --peers ${PEERS.join(',') || 'none'}`,
     );
   } finally {
     // The shared broker keeps no queue or exchange of a run that failed.

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   const kinds = env('BENCH_KINDS').split(',');
   const consumers = Number(env('BENCH_CONSUMERS'));
   const prefetch = Number(env('BENCH_PREFETCH'));
+  const claimAhead = Number(env('BENCH_CLAIM_AHEAD'));
   const jobsPerMessage = Number(env('BENCH_JOBS_PER_MESSAGE'));
   const url = env('BENCH_RABBITMQ_URL');
   const prefix = env('BENCH_RABBITMQ_PREFIX');
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     db,
     transport,
     bus,
-    registrations: kinds.map((kind) => ({ kind, defaults: { consumers, prefetch }, processor: async () => null })),
+    registrations: kinds.map((kind) => ({ kind, defaults: { consumers, prefetch, claimAhead }, processor: async () => null })),
     settings: { consumers: Object.fromEntries(kinds.map((k) => [k, consumers])), publisherBatchSize: 500 },
     roles: { publisher: role === 'api', worker: role === 'worker', maintenance: false },
   });

@@ -29,6 +29,7 @@ export interface ScaleOptions {
   jobs: number;
   consumers: number;
   prefetch: number;
+  claimAhead: number;
   jobsPerMessage: number;
   steadySeconds: number;
   workerCounts: number[];
@@ -56,6 +57,7 @@ export async function measureScale(options: ScaleOptions): Promise<ScaleRow[]> {
       BENCH_KINDS: KIND,
       BENCH_CONSUMERS: String(options.consumers),
       BENCH_PREFETCH: String(options.prefetch),
+      BENCH_CLAIM_AHEAD: String(options.claimAhead),
       BENCH_JOBS_PER_MESSAGE: String(options.jobsPerMessage),
       BENCH_DATABASE_URL: testDb.url,
       BENCH_RABBITMQ_URL: url,
@@ -140,7 +142,7 @@ async function deleteTopology(url: string, prefix: string): Promise<void> {
 export function printScale(rows: ScaleRow[], options: ScaleOptions): void {
   const base = rows[0];
   console.log(
-    `scale: one kind, ${options.consumers} consumers and prefetch ${options.prefetch} per worker process, ${options.jobsPerMessage} jobs per message, ${API_PROCESSES} API processes (${CLIENTS_PER_API} enqueue clients each, publishers on)`,
+    `scale: one kind, ${options.consumers} consumers, prefetch ${options.prefetch} and claim-ahead ${options.claimAhead} per worker process, ${options.jobsPerMessage} jobs per message, ${API_PROCESSES} API processes (${CLIENTS_PER_API} enqueue clients each, publishers on)`,
   );
   console.log(`| worker processes | drain ${options.jobs} queued | × 1 worker | enqueue + run (${options.steadySeconds} s) | × 1 worker | enqueued |`);
   console.log('| --: | --: | --: | --: | --: | --: |');
