@@ -11,12 +11,14 @@ export type ProcessOutcome = 'completed' | 'retry' | 'failed' | 'cancelled' | 'r
 /** What a worker process can say about itself right now (the runner). */
 export interface WorkerGaugeSource {
   activeByKind(): Record<string, number>;
+  claimedAheadByKind(): Record<string, number>;
   completionsPending(): number;
 }
 
 /** The engine's instruments; one place so that names and units stay consistent. */
 export class EngineMetrics {
   private readonly running: ObservableGauge;
+  private readonly claimedAhead: ObservableGauge;
   private readonly completionsPending: ObservableGauge;
   readonly published: Counter;
   readonly processed: Counter;
@@ -82,6 +84,10 @@ export class EngineMetrics {
       description: 'Jobs whose processor runs in this process now, by kind',
       unit: '{job}',
     });
+    this.claimedAhead = meter.createObservableGauge('jiaowu.background_jobs.claimed_ahead', {
+      description: 'Jobs claimed by this process that wait for a processor slot (JOB_CLAIM_AHEAD_<KIND>), by kind',
+      unit: '{job}',
+    });
     this.completionsPending = meter.createObservableGauge('jiaowu.background_jobs.completions_pending', {
       description: 'Finished jobs of this process whose SUCCEEDED is still being committed after their delivery was settled',
       unit: '{job}',
@@ -93,11 +99,16 @@ export class EngineMetrics {
     const running = (result: { observe(value: number, attributes: { kind: string }): void }) => {
       for (const [kind, count] of Object.entries(source.activeByKind())) result.observe(count, { kind });
     };
+    const ahead = (result: { observe(value: number, attributes: { kind: string }): void }) => {
+      for (const [kind, count] of Object.entries(source.claimedAheadByKind())) result.observe(count, { kind });
+    };
     const pending = (result: { observe(value: number): void }) => result.observe(source.completionsPending());
     this.running.addCallback(running);
+    this.claimedAhead.addCallback(ahead);
     this.completionsPending.addCallback(pending);
     return () => {
       this.running.removeCallback(running);
+      this.claimedAhead.removeCallback(ahead);
       this.completionsPending.removeCallback(pending);
     };
   }

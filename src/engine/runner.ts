@@ -65,6 +65,8 @@ interface RunningJob {
   kind: string;
   controller: AbortController;
   abort(reason: AbortReason): void;
+  /** Claimed ahead and waiting for a processor slot (see RunSlots): nothing of it has run. */
+  waitingForSlot: boolean;
 }
 
 const ACK: Settlement = { type: 'ack' };
@@ -153,10 +155,19 @@ export class Runner {
     return this.consumerOf.get(message.kind)?.offer?.(message) ?? false;
   }
 
-  /** Jobs running in this process now, by kind (every consumed kind, 0 included). */
+  /** Jobs whose processors run in this process now, by kind (every consumed kind, 0 included). */
   activeByKind(): Record<string, number> {
+    return this.countByKind((job) => !job.waitingForSlot);
+  }
+
+  /** Jobs claimed ahead that wait for a processor slot now, by kind (every consumed kind, 0 included). */
+  claimedAheadByKind(): Record<string, number> {
+    return this.countByKind((job) => job.waitingForSlot);
+  }
+
+  private countByKind(counted: (job: RunningJob) => boolean): Record<string, number> {
     const counts: Record<string, number> = Object.fromEntries(this.deps.registry.names().map((kind) => [kind, 0]));
-    for (const job of this.running.values()) counts[job.kind] = (counts[job.kind] ?? 0) + 1;
+    for (const job of this.running.values()) if (counted(job)) counts[job.kind] = (counts[job.kind] ?? 0) + 1;
     return counts;
   }
 
@@ -172,6 +183,9 @@ export class Runner {
   async stop(graceMs: number): Promise<void> {
     this.shuttingDown = true;
     const stopStarted = performance.now();
+    // Jobs claimed ahead have not started: they go back at once for another process,
+    // rather than start here during the grace.
+    for (const job of this.running.values()) if (job.waitingForSlot) job.abort('shutdown');
     const idle = Promise.all(this.consumers.map((c) => c.stop()));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -311,7 +325,8 @@ export class Runner {
       },
       job,
     );
-    this.running.set(job.id, { jobId: job.id, kind, controller, abort });
+    const entry: RunningJob = { jobId: job.id, kind, controller, abort, waitingForSlot: true };
+    this.running.set(job.id, entry);
     if (this.shuttingDown) abort('shutdown');
     const slots = this.runSlots.get(kind)!;
     let holdsSlot = false;
@@ -325,6 +340,7 @@ export class Runner {
       // waits (cancel, lost lease, shutdown) takes the failure path below without running it.
       await slots.acquire(controller.signal);
       holdsSlot = true;
+      entry.waitingForSlot = false;
       startedAt = performance.now();
       // Forked when the processor first asks: a fork costs about 0.1 ms of a job's start,
       // and a processor that writes only in `completeWithin` (which forks its own) never needs it.

@@ -1,5 +1,5 @@
 /**
- * Reading the engine's counters in tests, from an in-process exporter (an engine built
+ * Reading the engine's counters and gauges in tests, from an in-process exporter (an engine built
  * with `new EngineMetrics(provider.getMeter(METER_NAME))` over it).
  */
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -23,4 +23,11 @@ async function pointsOf(exporter: PrometheusExporter, name: string): Promise<Arr
   return resourceMetrics.scopeMetrics.flatMap((scope) =>
     scope.metrics.filter((metric) => metric.descriptor.name === name).flatMap((metric) => metric.dataPoints as Array<{ attributes: Record<string, unknown>; value: unknown }>),
   );
+}
+
+/** A gauge's (or counter's) value per kind, for an instrument whose only label is `kind`. */
+export async function valuesByKind(exporter: PrometheusExporter, name: string): Promise<Record<string, number>> {
+  const values: Record<string, number> = {};
+  for (const point of await pointsOf(exporter, name)) values[String(point.attributes.kind)] = point.value as number;
+  return values;
 }
