@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RabbitMqEventBus, reviveJobEvent } from '../../src/engine/events/rabbitmq-event-bus';
+import { eventOnWire, RabbitMqEventBus, reviveJobEvent } from '../../src/engine/events/rabbitmq-event-bus';
 import { silentLogger } from '../../src/engine/logger';
 import { asJobId, eventOf, JobEventReason, JobStatus, type JobEvent, type JobSnapshot } from '../../src/engine/types';
 import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
@@ -61,6 +61,17 @@ describe('reviveJobEvent', () => {
     expect(revived.occurredAt).toBeInstanceOf(Date);
     expect(revived.job.createdAt).toBeInstanceOf(Date);
     expect(revived.job.completedAt).toBeNull();
+  });
+
+  it('reads the form events are sent in (times as epoch milliseconds) back into the same event', () => {
+    const event = eventOf(snapshot({ startedAt: new Date('2026-01-02T03:04:06.789Z') }), JobEventReason.STARTED, new Date('2026-01-02T03:05:00.001Z'));
+    const wire = JSON.parse(JSON.stringify(eventOnWire(event)));
+    expect(wire.occurredAt).toBe(Date.parse('2026-01-02T03:05:00.001Z'));
+    expect(wire.job.startedAt).toBe(Date.parse('2026-01-02T03:04:06.789Z'));
+    expect(wire.job.completedAt).toBeNull();
+    const revived = reviveJobEvent(wire);
+    expect(revived).toEqual(event);
+    expect(revived.job.createdAt).toBeInstanceOf(Date);
   });
 
   it('rejects what is not an event', () => {
