@@ -84,8 +84,8 @@ export interface KindDefaults {
    * the claims of more jobs share each statement, so a drain of many short jobs needs
    * fewer statements per job. A job claimed ahead is RUNNING, with its lease kept by its
    * heartbeat, while it waits here for a slot — up to one job's run; at most `consumers`
-   * processors of the kind still run at once (see RunSlots). For short jobs only, as
-   * prefetch; it needs held deliveries (prefetch or packed messages) to claim.
+   * processors of the kind still run at once (see RunSlots). The broker's window grows by
+   * as many deliveries. For short jobs only, as prefetch.
    */
   claimAhead?: number;
 }
