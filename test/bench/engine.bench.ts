@@ -61,7 +61,7 @@ const FLOOR_SECONDS = Number(arg('floor-seconds', '5'));
 const PREFETCH = Number(arg('prefetch', '48'));
 /** Jobs the bench's publisher packs into one RabbitMQ message (JOBS_PER_MESSAGE_<KIND>): no-op jobs are the short jobs it is for. */
 const JOBS_PER_MESSAGE = Number(arg('jobs-per-message', '16'));
-/** Held deliveries each bench kind claims before a consumer is free (JOB_CLAIM_AHEAD_<KIND>): no-op jobs are the short jobs it is for. */
+/** Jobs each bench kind claims before a consumer is free (JOB_CLAIM_AHEAD_<KIND>): no-op jobs are the short jobs it is for. */
 const CLAIM_AHEAD = Number(arg('claim-ahead', '32'));
 type Figure = 'drain1' | 'drain3' | 'enqueue' | 'latency';
 const FIGURES = arg('figures', 'drain1,drain3,enqueue,latency').split(',') as Figure[];
