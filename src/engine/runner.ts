@@ -65,7 +65,7 @@ interface RunningJob {
   kind: string;
   controller: AbortController;
   abort(reason: AbortReason): void;
-  /** Claimed ahead and waiting for a processor slot (see RunSlots): nothing of it has run. */
+  /** Claimed ahead and waiting for a processor slot (see RunSlots): nothing of it has run; a stop hands it back at once. */
   waitingForSlot: boolean;
 }
 
@@ -157,18 +157,22 @@ export class Runner {
 
   /** Jobs whose processors run in this process now, by kind (every consumed kind, 0 included). */
   activeByKind(): Record<string, number> {
-    return this.countByKind((job) => !job.waitingForSlot);
+    return this.bySlots((slots) => slots.held);
   }
 
   /** Jobs claimed ahead that wait for a processor slot now, by kind (every consumed kind, 0 included). */
   claimedAheadByKind(): Record<string, number> {
-    return this.countByKind((job) => job.waitingForSlot);
+    return this.bySlots((slots) => slots.waiting);
   }
 
-  private countByKind(counted: (job: RunningJob) => boolean): Record<string, number> {
-    const counts: Record<string, number> = Object.fromEntries(this.deps.registry.names().map((kind) => [kind, 0]));
-    for (const job of this.running.values()) if (counted(job)) counts[job.kind] = (counts[job.kind] ?? 0) + 1;
-    return counts;
+  /** A figure of each kind's RunSlots, which know what runs and what waits (0 before start). */
+  private bySlots(figure: (slots: RunSlots) => number): Record<string, number> {
+    return Object.fromEntries(
+      this.deps.registry.names().map((kind) => {
+        const slots = this.runSlots.get(kind);
+        return [kind, slots ? figure(slots) : 0];
+      }),
+    );
   }
 
   /** Finished jobs whose completion is still committing after their settle. */
