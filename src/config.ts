@@ -9,6 +9,7 @@ import {
 } from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
 import { FAST_START_MAX_RATE_DEFAULT } from './engine/fast-start-pacer';
+import { FAST_START_HEAD_START_MS_DEFAULT } from './engine/publisher';
 import { MAX_JOBS_PER_MESSAGE } from './engine/transport/job-message';
 import { JOB_KINDS } from './job-kind-descriptors';
 import { ALL_JOB_KINDS, JobKind } from './job-kinds';
@@ -438,6 +439,8 @@ export function loadConfig(env: Env = process.env): Config {
       fastStart: bool(env, 'JOB_FAST_START', true),
       // JOB_FAST_START_MAX_RATE: 200, 0–1000000 — jobs heard in one second above which a worker stops listening for 10 s (fast start costs more than it saves under a stream of jobs); 0: never.
       fastStartMaxRate: int(env, 'JOB_FAST_START_MAX_RATE', FAST_START_MAX_RATE_DEFAULT, 0, 1_000_000),
+      // JOB_FAST_START_HEAD_START_MS: 2, 0–100 — while fast start is on, how long a process that enqueues holds the job's broker message back, so that an idle worker's claim does not race the broker storing it; 0: send at once.
+      fastStartHeadStartMs: int(env, 'JOB_FAST_START_HEAD_START_MS', FAST_START_HEAD_START_MS_DEFAULT, 0, 100),
       shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3_600),
       dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
       kinds,

@@ -14,7 +14,7 @@ import { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 import { OutboxRepublisher } from './maintenance/outbox-republisher';
 import { RetentionCleaner } from './maintenance/retention-cleaner';
 import { EngineMetrics } from './metrics';
-import { OutboxPublisher, OutboxWaker } from './publisher';
+import { FAST_START_HEAD_START_MS_DEFAULT, OutboxPublisher, OutboxWaker } from './publisher';
 import { cancelJob } from './queries/cancel-job';
 import { lockLiveOutbox } from './queries/lock-live-outbox';
 import { getJob } from './queries/get-job';
@@ -54,6 +54,8 @@ export interface EngineSettings {
   fastStart?: boolean;
   /** Jobs heard in a second above which a worker stops listening for a while (see FastStartPacer; 0: never; default FAST_START_MAX_RATE_DEFAULT). */
   fastStartMaxRate?: number;
+  /** While fast start is on, how long a process that enqueues holds a job's broker message back (see FAST_START_HEAD_START_MS_DEFAULT; 0: not at all). */
+  fastStartHeadStartMs?: number;
 }
 
 export interface EngineRoles {
@@ -129,7 +131,12 @@ export class JobEngine {
           transport,
           metrics: this.metrics,
           logger: logger.child({ part: 'publisher' }),
-          settings: { pollMs: settings.publisherPollMs, batchSize: settings.publisherBatchSize },
+          settings: {
+            pollMs: settings.publisherPollMs,
+            batchSize: settings.publisherBatchSize,
+            // Only a durable transport has fast start (see FastStartListener below).
+            reservedSendDelayMs: transport.durable && settings.fastStart !== false ? (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT) : 0,
+          },
         })
       : null;
     this.inserts = new Batcher(

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientConfig, Pool } from 'pg';
 import type { Logger } from 'pino';
 import { ListenConnection } from './db/listen-connection';
@@ -20,10 +21,22 @@ export const PUBLISH_RETRY_MS = 2_000;
  */
 export const RESERVED_MARK_DELAY_MS = 250;
 
+/**
+ * How long `sendReserved` holds a just-enqueued job's message back while fast start is on
+ * (JOB_FAST_START_HEAD_START_MS). An idle worker claims the job on its enqueue's NOTIFY;
+ * the broker's copy, its backup, need not race that claim: storing it (a quorum queue
+ * writes and syncs its log) takes a core at the moment the claim needs one. A start that
+ * waits for the copy (fast start off in the worker, or paused, or no slot free) waits
+ * this much longer.
+ */
+export const FAST_START_HEAD_START_MS_DEFAULT = 2;
+
 export interface PublisherSettings {
   /** The safety-net poll when nothing wakes the publisher. */
   pollMs: number;
   batchSize: number;
+  /** How long `sendReserved` waits before it publishes (see FAST_START_HEAD_START_MS_DEFAULT); 0 or absent: at once. */
+  reservedSendDelayMs?: number;
 }
 
 /**
@@ -110,7 +123,10 @@ export class OutboxPublisher {
    */
   sendReserved(messages: readonly JobMessage[]): void {
     if (messages.length === 0) return;
-    const sending = this.publishReserved(messages);
+    const delayMs = this.deps.settings.reservedSendDelayMs ?? 0;
+    // Held back, the rows stay PUBLISHING: a fast start may claim them meanwhile, and
+    // should this process die first, the outbox republisher sends them.
+    const sending = delayMs > 0 ? sleep(delayMs).then(() => this.publishReserved(messages)) : this.publishReserved(messages);
     this.reservedSends.add(sending);
     void sending.finally(() => this.reservedSends.delete(sending));
   }

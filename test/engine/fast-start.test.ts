@@ -38,6 +38,7 @@ async function startEngine(options: {
   publisher?: boolean;
   fastStart?: boolean;
   fastStartMaxRate?: number;
+  fastStartHeadStartMs?: number;
   metrics?: EngineMetrics;
 }): Promise<JobEngine> {
   const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger });
@@ -45,7 +46,7 @@ async function startEngine(options: {
   const engine = buildEngine({
     db: ctx.db,
     transport,
-    settings: { fastStart: options.fastStart ?? true, fastStartMaxRate: options.fastStartMaxRate },
+    settings: { fastStart: options.fastStart ?? true, fastStartMaxRate: options.fastStartMaxRate, fastStartHeadStartMs: options.fastStartHeadStartMs },
     roles: { worker: options.worker ?? true, publisher: options.publisher ?? true },
     metrics: options.metrics,
     registrations: [{ kind: KIND, defaults: { consumers: options.consumers ?? 4 }, processor: options.processor ?? (async () => ({ ok: true })) }],
@@ -200,6 +201,50 @@ describe.runIf(requireRabbit())('fast start on RabbitMQ', () => {
     expect(await readyInQueue()).toBe(0);
     expect(await delayedCopies()).toBe(0);
     await provider.shutdown();
+  });
+
+  it("the enqueuing process holds a job's message back for the head start: an idle worker runs the job first, and its copy, sent after, is acknowledged without a second run", async () => {
+    // Far longer than the service's bound (JOB_FAST_START_HEAD_START_MS ≤ 100), so that
+    // what happens inside it is plain however slow this machine is at the moment.
+    const HEAD_START_MS = 5_000;
+    const outboxStateOf = async (jobId: string) =>
+      (await ctx.db.pool.query<{ state: string }>('SELECT state FROM job_outbox WHERE job_id = $1', [jobId])).rows[0]?.state;
+
+    // No worker: the row waits PUBLISHING with nothing in the broker, then the copy goes.
+    const api = await startEngine({ worker: false, fastStartHeadStartMs: HEAD_START_MS });
+    const held = await api.enqueue({ kind: KIND, input: { held: true } });
+    const enqueuedAt = Date.now();
+    expect(await readyInQueue()).toBe(0);
+    expect(await outboxStateOf(held.job.id)).toBe(OutboxState.PUBLISHING);
+    await until('the held message sent', async () => (await readyInQueue()) === 1, HEAD_START_MS + 30_000);
+    expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(HEAD_START_MS - 50);
+
+    // An idle worker: it runs the held job from its delivery, and the next one on its
+    // NOTIFY, long before that one's copy leaves; the copy is then settled as done.
+    const runs = new Map<string, number>();
+    await startEngine({
+      publisher: false,
+      processor: async ({ job }) => {
+        runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+        return { ok: true };
+      },
+    });
+    expect((await waitForJob(api, held.job.id)).status).toBe(JobStatus.SUCCEEDED);
+    const fast = await api.enqueue({ kind: KIND, input: { fast: true } });
+    const fastEnqueuedAt = Date.now();
+    expect((await waitForJob(api, fast.job.id)).status).toBe(JobStatus.SUCCEEDED);
+    expect(Date.now() - fastEnqueuedAt).toBeLessThan(HEAD_START_MS);
+    // Its copy comes when the head start ends, and finds the job done.
+    await sleep(HEAD_START_MS);
+    await until('every copy acknowledged', async () => (await readyInQueue()) === 0);
+    expect(await delayedCopies()).toBe(0);
+    expect(Object.fromEntries(runs)).toEqual({ [held.job.id]: 1, [fast.job.id]: 1 });
+    await stopAll();
+
+    // With fast start off nothing is held back: the copy is the only way to a worker.
+    const plain = await startEngine({ worker: false, fastStart: false, fastStartHeadStartMs: HEAD_START_MS });
+    await plain.enqueue({ kind: KIND, input: { plain: true } });
+    await until('the message sent at once', async () => (await readyInQueue()) === 1, HEAD_START_MS / 2);
   });
 
   it('two idle workers take each job once between them', async () => {
