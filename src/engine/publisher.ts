@@ -26,8 +26,7 @@ export const RESERVED_MARK_DELAY_MS = 250;
  * (JOB_FAST_START_HEAD_START_MS). An idle worker claims the job on its enqueue's NOTIFY;
  * the broker's copy, its backup, need not race that claim: storing it (a quorum queue
  * writes and syncs its log) takes a core at the moment the claim needs one. A start that
- * waits for the copy (fast start off in the worker, or paused, or no slot free) waits
- * this much longer.
+ * comes from the copy (fast start off in the worker, or paused) comes this much later.
  */
 export const FAST_START_HEAD_START_MS_DEFAULT = 2;
 
