@@ -179,12 +179,12 @@ export async function openDatabase(options: {
     }),
   );
   if (options.migrate !== false) await migrateUnderLock(orm, options.url, limits, options.logger);
-  // The engine's statements read their rows by key or through an index made for them
-  // (each index names its reader), so a sequential scan is never their plan's right
-  // choice; but PostgreSQL keeps a statement's plan per connection, and one made while
-  // `jobs` looked empty (a new database, or before autovacuum's first ANALYZE) scans the
-  // table on every run as it grows: a lone claim took 0.9 ms on an empty table and 2.3 ms
-  // at 1,200 rows. With sequential scans off, such a plan reads by key.
+  // The engine's statements read their rows by key or through an index made for them,
+  // so a sequential scan is never their plan's right choice; but PostgreSQL keeps a
+  // statement's plan per connection, and one made while `jobs` looked empty (a new
+  // database, or before autovacuum's first ANALYZE) scans the table on every run as it
+  // grows: a lone claim took 0.9 ms on an empty table and 2.3 ms at 1,200 rows. With
+  // sequential scans off, such a plan reads by key.
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, options: ENGINE_SESSION, ...settings });
   // Claims, heartbeats and publish marks are short: half the connections serve them.
   const relaxedPool = new pg.Pool({

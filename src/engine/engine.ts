@@ -124,6 +124,8 @@ export class JobEngine {
       checkMessagingHealth(pool, transport, options.bus, (error) => logger.warn({ err: error }, 'health check: the database query failed')),
     );
     this.metrics = options.metrics ?? new EngineMetrics();
+    // In memory, the enqueuing process is the worker: its message is a function call away.
+    const fastStartOn = transport.durable && settings.fastStart !== false;
     this.publisher = options.roles.publisher
       ? new OutboxPublisher({
           relaxedPool: options.relaxedPool ?? pool,
@@ -134,8 +136,7 @@ export class JobEngine {
           settings: {
             pollMs: settings.publisherPollMs,
             batchSize: settings.publisherBatchSize,
-            // Only a durable transport has fast start (see FastStartListener below).
-            reservedSendDelayMs: transport.durable && settings.fastStart !== false ? (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT) : 0,
+            reservedSendDelayMs: fastStartOn ? (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT) : 0,
           },
         })
       : null;
@@ -167,9 +168,8 @@ export class JobEngine {
         })
       : null;
     const runner = this.runner;
-    // In memory, the enqueuing process is the worker: its message is a function call away.
     this.fastStart =
-      runner && transport.durable && settings.fastStart !== false
+      runner && fastStartOn
         ? new FastStartListener({
             connection: options.listenConnection,
             logger: logger.child({ part: 'fast-start' }),
