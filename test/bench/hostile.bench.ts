@@ -63,7 +63,7 @@ import { TEST_KINDS_ENV } from '../support/test-kinds';
 import { Child, cpuTimes } from './support/bench-child';
 import { benchServiceEnv, newBenchJwt, SERVICE_NODE_FLAGS } from './support/bench-service-env';
 import { ATTACKS } from './support/hostile-attacks';
-import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, p99RatioInterval } from './support/p99-ratio-interval';
+import { DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, p99RatioInterval } from './support/bootstrap-interval';
 import { QUERY_ARRIVAL_KINDS, type AttackReport, type FromAttacker, type FromHonest, type HonestPhase, type Percentiles, type QueryArrivals, type SampledPercentiles, type ToAttacker, type ToHonest } from './support/hostile-protocol';
 import { percentiles } from './support/hostile-net';
 import { joinTimings, splitSlowest, type RequestSplit, type ServerTiming } from './support/request-timings';
@@ -738,7 +738,7 @@ function p99Ratio(over: Percentiles, idle: Percentiles): string {
   return idle.p99 > 0 ? `${(over.p99 / idle.p99).toFixed(2)}×` : '–';
 }
 
-/** `2.06×; 1.6–2.7×`: the p99 ratio and its bootstrap interval (test/bench/support/p99-ratio-interval.ts). */
+/** `2.06×; 1.6–2.7×`: the p99 ratio and its bootstrap interval (test/bench/support/bootstrap-interval.ts). */
 function ratioWithInterval(attack: SampledPercentiles, idle: SampledPercentiles): string {
   const interval = p99RatioInterval(attack.samples, idle.samples);
   if (!interval) return '–';
