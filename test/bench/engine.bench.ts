@@ -347,8 +347,7 @@ function targetVerdicts(rows: Row[], rabbitStarts: StartIntervals | undefined): 
 function latencyVerdict(i: Interval, barMs: number): string {
   const met = i.value <= barMs;
   const agrees = met ? i.high <= barMs : i.low > barMs;
-  const figure = `${i.value.toFixed(2)} ms, interval ${i.low.toFixed(2)}–${i.high.toFixed(2)}`;
-  return `${met ? 'MET' : 'MISSED'} (${figure}: ${agrees ? `the whole interval ${met ? 'within' : 'past'} the bar` : 'it spans the bar, within the noise of the run'})`;
+  return `${met ? 'MET' : 'MISSED'}, ${describeInterval(i)}: ${agrees ? `the whole interval ${met ? 'within' : 'past'} the bar` : 'it spans the bar, within the noise of the run'}`;
 }
 
 async function mainScale(): Promise<void> {
