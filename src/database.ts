@@ -154,6 +154,28 @@ export interface Database {
 /** The engine's sessions: every statement of theirs has an index to read by (see openDatabase). */
 const ENGINE_SESSION = '-c enable_seqscan=off';
 
+/**
+ * A pool's connection settings with `sessionOptions` added to the URL's own `options`.
+ * pg lets a connection string's parameters win over its config, so a URL carrying
+ * `options` (`?options=-c%20search_path%3Dacademic`) would otherwise replace the
+ * engine's session settings instead of joining them. The engine's come last: of two
+ * `-c` settings of one name PostgreSQL keeps the later, and the engine's plans and
+ * commits rely on its own. The URL's other parameters are left as they are.
+ */
+export function withSessionOptions(url: string, sessionOptions: string): { connectionString: string; options: string } {
+  const queryAt = url.indexOf('?');
+  if (queryAt < 0) return { connectionString: url, options: sessionOptions };
+  const query = url.slice(queryAt + 1);
+  // pg reads the query as URLSearchParams does; of repeated names it keeps the last.
+  const own = new URLSearchParams(query).getAll('options').at(-1)?.trim();
+  if (own === undefined) return { connectionString: url, options: sessionOptions };
+  const rest = query.split('&').filter((pair) => !new URLSearchParams(pair).has('options'));
+  return {
+    connectionString: url.slice(0, queryAt) + (rest.length > 0 ? `?${rest.join('&')}` : ''),
+    options: own ? `${own} ${sessionOptions}` : sessionOptions,
+  };
+}
+
 /** Connects the ORM and the engine's pool, applying pending migrations first. */
 export async function openDatabase(options: {
   url: string;
@@ -185,12 +207,11 @@ export async function openDatabase(options: {
   // database, or before autovacuum's first ANALYZE) scans the table on every run as it
   // grows: a lone claim took 0.9 ms on an empty table and 2.3 ms at 1,200 rows. With
   // sequential scans off, such a plan reads by key.
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, options: ENGINE_SESSION, ...settings });
+  const pool = new pg.Pool({ ...withSessionOptions(options.url, ENGINE_SESSION), max: options.poolSize, ...settings });
   // Claims, heartbeats and publish marks are short: half the connections serve them.
   const relaxedPool = new pg.Pool({
-    connectionString: options.url,
+    ...withSessionOptions(options.url, `${ENGINE_SESSION} -c synchronous_commit=off`),
     max: Math.max(2, Math.ceil(options.poolSize / 2)),
-    options: `${ENGINE_SESSION} -c synchronous_commit=off`,
     ...settings,
   });
   for (const p of [pool, relaxedPool]) {

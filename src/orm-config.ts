@@ -12,8 +12,13 @@ import { migrationsList } from '../migrations';
  * writes new files into migrations/ (add them to the list).
  */
 export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): Options {
+  const { driverOptions, ...rest } = overrides;
   return defineConfig({
     clientUrl,
+    // MikroORM takes only the host, port, user, password and database from `clientUrl`;
+    // handed the URL as well, pg reads the rest as it does for the engine's pools
+    // (`sslmode`, a socket directory in `host`, `options`, `application_name`).
+    driverOptions: { ...driverOptions, connection: { connectionString: clientUrl, ...driverOptions?.connection } },
     entities: allEntities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
@@ -30,7 +35,7 @@ export function ormConfig(clientUrl: string, overrides: Partial<Options> = {}): 
     },
     pool: { min: 0, max: 10 },
     debug: false,
-    ...overrides,
+    ...rest,
   });
 }
 
