@@ -328,16 +328,19 @@ interface StartIntervals {
   p99: Interval | null;
 }
 
+/** A bar whose figures this run did not take (`--figures`, `--transports`, `--peers` left them out). */
+const NOT_MEASURED = 'not measured in this run';
+
 /** Each bar, with whether this run met it (a latency's with what its interval says). */
 function targetVerdicts(rows: Row[], rabbitStarts: StartIntervals | undefined): string[] {
   const drain = rows.find((r) => r.figure.startsWith('drain, 1 kind'));
   const mine = drain?.values['engine rabbitmq'];
   const theirs = drain?.values['graphile default'];
-  const drainVerdict = mine !== undefined && theirs ? ` — ${mine / theirs >= DRAIN_BAR ? 'MET' : 'MISSED'} (${(mine / theirs).toFixed(2)}×)` : '';
+  const drainVerdict = mine !== undefined && theirs ? `${mine / theirs >= DRAIN_BAR ? 'MET' : 'MISSED'} (${(mine / theirs).toFixed(2)}×)` : NOT_MEASURED;
   const latencyBar = (i: Interval | null | undefined, label: string, barMs: number) =>
-    `start latency ${label} ≤ ${barMs} ms${i ? ` — ${latencyVerdict(i, barMs)}` : ''}`;
+    `start latency ${label} ≤ ${barMs} ms — ${i ? latencyVerdict(i, barMs) : NOT_MEASURED}`;
   return [
-    `drain 1 kind ≥ ${DRAIN_BAR}× graphile default${drainVerdict}`,
+    `drain 1 kind ≥ ${DRAIN_BAR}× graphile default — ${drainVerdict}`,
     latencyBar(rabbitStarts?.p50, 'p50', START_P50_BAR_MS),
     latencyBar(rabbitStarts?.p99, 'p99', START_P99_BAR_MS),
   ];
