@@ -1,8 +1,9 @@
 /**
  * An operator's `options` in DATABASE_URL joins the engine's session settings instead of
  * replacing them: pg lets a connection string's parameters win over a pool's config, so
- * a URL with `?options=-c …` used to drop the engine's `enable_seqscan=off` (its kept
- * plans read by key) and the relaxed pool's `synchronous_commit=off`.
+ * a URL with `?options=-c …` would otherwise drop the engine's `enable_seqscan=off` (its
+ * kept plans read by key) and the relaxed pool's `synchronous_commit=off`. And the ORM's
+ * sessions take the URL's parameters too, which MikroORM alone leaves out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, withSessionOptions, type Database } from '../../src/database';
