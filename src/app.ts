@@ -12,6 +12,7 @@ import type { EventBus } from './engine/events/event-bus';
 import { InMemoryEventBus } from './engine/events/in-memory-event-bus';
 import { RabbitMqEventBus } from './engine/events/rabbitmq-event-bus';
 import { EngineMetrics, METER_NAME } from './engine/metrics';
+import { fastStartHeadStartMs } from './engine/publisher';
 import { KindRegistry, type KindRegistration } from './engine/registry';
 import { InMemoryTransport } from './engine/transport/in-memory-transport';
 import { RabbitMqTransport } from './engine/transport/rabbitmq-transport';
@@ -158,6 +159,7 @@ async function createMessaging(config: Config, logger: Logger): Promise<{ transp
       prefix: config.rabbitmqPrefix,
       logger,
       receive: config.roles.has(Role.API) ? 'all' : 'control',
+      holdMs: fastStartHeadStartMs(config.engine),
     }),
   };
 }

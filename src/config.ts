@@ -439,7 +439,7 @@ export function loadConfig(env: Env = process.env): Config {
       fastStart: bool(env, 'JOB_FAST_START', true),
       // JOB_FAST_START_MAX_RATE: 200, 0–1000000 — jobs heard in one second above which a worker stops listening for 10 s (fast start costs more than it saves under a stream of jobs); 0: never.
       fastStartMaxRate: int(env, 'JOB_FAST_START_MAX_RATE', FAST_START_MAX_RATE_DEFAULT, 0, 1_000_000),
-      // JOB_FAST_START_HEAD_START_MS: 2, 0–100 — while fast start is on, how long a process that enqueues holds the job's broker message back, so that an idle worker's claim does not race the broker storing it; 0: send at once.
+      // JOB_FAST_START_HEAD_START_MS: 2, 0–100 — while fast start is on, how long a process that enqueues holds the job's broker message (and the job events it sends through the broker) back, so that an idle worker's claim does not race the broker for a core; 0: send at once.
       fastStartHeadStartMs: int(env, 'JOB_FAST_START_HEAD_START_MS', FAST_START_HEAD_START_MS_DEFAULT, 0, 100),
       shutdownGraceSeconds: int(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 3_600),
       dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),

@@ -14,7 +14,7 @@ import { MaintenanceScheduler } from './maintenance/maintenance-scheduler';
 import { OutboxRepublisher } from './maintenance/outbox-republisher';
 import { RetentionCleaner } from './maintenance/retention-cleaner';
 import { EngineMetrics } from './metrics';
-import { FAST_START_HEAD_START_MS_DEFAULT, OutboxPublisher, OutboxWaker } from './publisher';
+import { fastStartHeadStartMs, OutboxPublisher, OutboxWaker } from './publisher';
 import { cancelJob } from './queries/cancel-job';
 import { lockLiveOutbox } from './queries/lock-live-outbox';
 import { getJob } from './queries/get-job';
@@ -136,7 +136,7 @@ export class JobEngine {
           settings: {
             pollMs: settings.publisherPollMs,
             batchSize: settings.publisherBatchSize,
-            reservedSendDelayMs: fastStartOn ? (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT) : 0,
+            reservedSendDelayMs: fastStartOn ? fastStartHeadStartMs(settings) : 0,
           },
         })
       : null;

@@ -30,6 +30,15 @@ export const RESERVED_MARK_DELAY_MS = 250;
  */
 export const FAST_START_HEAD_START_MS_DEFAULT = 2;
 
+/**
+ * The head start a process that enqueues gives an idle worker's claim, by its settings:
+ * its jobs' messages wait this long (`reservedSendDelayMs`), and so do the events it
+ * sends through the broker (RabbitMqEventBusOptions.holdMs). 0 with fast start off.
+ */
+export function fastStartHeadStartMs(settings: { fastStart?: boolean; fastStartHeadStartMs?: number }): number {
+  return settings.fastStart === false ? 0 : (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT);
+}
+
 export interface PublisherSettings {
   /** The safety-net poll when nothing wakes the publisher. */
   pollMs: number;

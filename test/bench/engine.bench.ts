@@ -33,6 +33,7 @@ import type { KindRegistration } from '../../src/engine/registry';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
 import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
 import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
+import { fastStartHeadStartMs } from '../../src/engine/publisher';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { buildEngine, newJobArgs } from '../support/engine-harness';
@@ -84,14 +85,15 @@ interface Messaging {
 /** Messaging not closed yet: a figure that fails midway leaves its own to `main`, which removes it from the broker. */
 const openMessaging = new Set<Messaging>();
 
-async function messaging(name: TransportName): Promise<Messaging> {
+/** `fastStart`: as the engine it serves is set; the bus then holds its events back as the service's does. */
+async function messaging(name: TransportName, fastStart = true): Promise<Messaging> {
   if (name === 'in-memory') return { transport: new InMemoryTransport(), bus: new InMemoryEventBus(), cleanup: async () => undefined };
   const prefix = uniquePrefix('bench');
   const url = rabbitUrl();
   const m: Messaging = {
     transport: new RabbitMqTransport({ url, prefix, logger: silentLogger, jobsPerMessage: Object.fromEntries(KINDS.map((k) => [k, JOBS_PER_MESSAGE])) }),
     // The benchmark process plays a worker (no GraphQL subscribers): it binds only cancel requests.
-    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control' }),
+    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: fastStartHeadStartMs({ fastStart }) }),
     cleanup: async () => {
       const topology = rabbitMqTopology(prefix);
       const connection = await amqp.connect(url);
@@ -249,7 +251,7 @@ async function measureEnqueue(db: Database, transportName: TransportName): Promi
 /** `fastStart` false: every start waits for the job's message to cross the transport (JOB_FAST_START=false). */
 async function measureLatency(db: Database, transportName: TransportName, fastStart = true): Promise<number[]> {
   await resetJobs(db);
-  const m = await messaging(transportName);
+  const m = await messaging(transportName, fastStart);
   const startedAt = new Map<string, number>();
   const waiting = new Map<string, () => void>();
   const engine = buildEngine({

@@ -271,4 +271,65 @@ describe.runIf(requireRabbit())('RabbitMqEventBus batching', () => {
       await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
     }
   });
+
+  /** A sender holding its events `holdMs`, a receiver, and the routing keys of what the broker carried. */
+  async function holdingPair(holdMs: number, run: (pair: { sender: RabbitMqEventBus; got: JobEvent[]; keys: string[] }) => Promise<void>) {
+    const url = rabbitUrl();
+    const prefix = uniquePrefix('rmq_hold');
+    const sender = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY, holdMs });
+    const receiver = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
+    await sender.start();
+    await receiver.start();
+    const model = await connect(url);
+    try {
+      const channel = await model.createChannel();
+      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+      await channel.bindQueue(queue, `${prefix}.job-events`, '#');
+      const keys: string[] = [];
+      await channel.consume(queue, (m) => m && keys.push(m.fields.routingKey), { noAck: true });
+      const got: JobEvent[] = [];
+      receiver.subscribe((event) => got.push(event));
+      await run({ sender, got, keys });
+    } finally {
+      await model.close();
+      await sender.close();
+      await receiver.close();
+      await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
+    }
+  }
+
+  it('with a hold, events wait it out and leave together, in order; this process hears them at once', async () => {
+    const HOLD_MS = 1_000;
+    await holdingPair(HOLD_MS, async ({ sender, got, keys }) => {
+      const here = collector(sender);
+      const job = snapshot();
+      const firstAt = performance.now();
+      sender.publish(eventOf({ ...job, sequence: 1 }, JobEventReason.STARTED));
+      await waitUntil('this process to hear it', () => here.length === 1);
+      expect(got).toHaveLength(0);
+      await sleep(50);
+      sender.publish(eventOf({ ...job, sequence: 2 }, JobEventReason.PROGRESS));
+      await waitUntil('both events', () => got.length === 2);
+      // A timer never fires early: nothing can have left before the hold was over.
+      expect(performance.now() - firstAt).toBeGreaterThanOrEqual(HOLD_MS - 1);
+      await sleep(200);
+      expect(got.map((e) => e.sequence)).toEqual([1, 2]);
+      expect(keys).toEqual(['BATCH.events']);
+    });
+  });
+
+  it('a cancel request sends the events held before it first, so none arrives behind it', async () => {
+    // A hold far longer than the test: only the cancel request can have sent the first event.
+    await holdingPair(600_000, async ({ sender, got, keys }) => {
+      const job = snapshot();
+      sender.publish(eventOf({ ...job, sequence: 4 }, JobEventReason.PROGRESS));
+      sender.publish(eventOf({ ...job, sequence: 5, cancelRequested: true }, JobEventReason.CANCEL_REQUESTED));
+      await waitUntil('both events', () => got.length === 2 && keys.length === 2);
+      expect(got.map((e) => [e.sequence, e.reason])).toEqual([
+        [4, JobEventReason.PROGRESS],
+        [5, JobEventReason.CANCEL_REQUESTED],
+      ]);
+      expect(keys).toEqual([`PROGRESS.${job.kind}.${job.id}`, `CANCEL_REQUESTED.${job.kind}.${job.id}`]);
+    });
+  });
 });

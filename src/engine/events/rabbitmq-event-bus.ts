@@ -24,6 +24,15 @@ export interface RabbitMqEventBusOptions {
    * Default `all`.
    */
   receive?: 'all' | 'control';
+  /**
+   * How long events wait to leave for other processes, with those published meanwhile
+   * (cancel requests never wait). 0 or absent: at the end of this turn of the event loop.
+   * A process that enqueues with fast start on holds a new job's events back as it holds
+   * its message (the head start, see `fastStartHeadStartMs`): sent at once, the
+   * `ENQUEUED` event had the broker take a core while an idle worker's claim of the job
+   * needed one.
+   */
+  holdMs?: number;
 }
 
 /** Routing key `<reason>.<kind>.<jobId>`: lets a process bind only the reasons it needs. */
@@ -70,6 +79,7 @@ export class RabbitMqEventBus implements EventBus {
   private readonly buffer = new Map<string, JobEvent>();
   private readonly connectedListeners = new Set<ConnectedListener>();
   private outgoing: JobEvent[] = [];
+  private holdTimer: NodeJS.Timeout | null = null;
   private channel: Channel | null = null;
   private queueName: string | null = null;
   private closed = false;
@@ -107,18 +117,26 @@ export class RabbitMqEventBus implements EventBus {
   publish(event: JobEvent): void {
     if (this.closed) return;
     this.local.publish(event);
-    // Cancel requests go at once and alone (worker-only processes bind only those).
-    // Other events wait for the end of this turn of the event loop and leave together:
-    // under load one broker message carries many, which halves the broker's work.
+    // Cancel requests go at once and alone (worker-only processes bind only those), after
+    // the events waiting to leave, so that none of a job's events arrives behind its
+    // cancel request. Other events wait for the end of this turn of the event loop (or
+    // `holdMs`) and leave together: under load one broker message carries many, which
+    // halves the broker's work.
     if (event.reason === JobEventReason.CANCEL_REQUESTED) {
+      this.sendOutgoing();
       if (!this.send([event])) this.keep(event);
       return;
     }
     this.outgoing.push(event);
-    if (this.outgoing.length === 1) setImmediate(() => this.sendOutgoing());
+    if (this.outgoing.length > 1) return;
+    const holdMs = this.options.holdMs ?? 0;
+    if (holdMs > 0) this.holdTimer = setTimeout(() => this.sendOutgoing(), holdMs);
+    else setImmediate(() => this.sendOutgoing());
   }
 
   private sendOutgoing(): void {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     const events = this.outgoing;
     this.outgoing = [];
     if (events.length === 0 || this.closed) return;

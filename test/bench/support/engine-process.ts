@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import { openDatabase } from '../../../src/database';
 import { RabbitMqEventBus } from '../../../src/engine/events/rabbitmq-event-bus';
+import { fastStartHeadStartMs } from '../../../src/engine/publisher';
 import { silentLogger } from '../../../src/engine/logger';
 import { RabbitMqTransport } from '../../../src/engine/transport/rabbitmq-transport';
 import { buildEngine } from '../../support/engine-harness';
@@ -43,7 +44,8 @@ async function main(): Promise<void> {
     logger: silentLogger,
     jobsPerMessage: Object.fromEntries(kinds.map((kind) => [kind, jobsPerMessage])),
   });
-  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control' });
+  // Events held back as the service's bus holds them (fast start on, its default head start).
+  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: fastStartHeadStartMs({}) });
   const engine = buildEngine({
     db,
     transport,
