@@ -153,13 +153,15 @@ async function createMessaging(config: Config, logger: Logger): Promise<{ transp
       logger,
       jobsPerMessage: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].jobsPerMessage])),
     }),
-    // A worker-only process needs only cancel requests from other processes.
+    // A worker-only process needs only cancel requests from other processes. A process
+    // that enqueues (API) holds its events for the head start (see `holdMs`); a worker-only
+    // process sends its own at once, as nothing it sends races an idle worker's claim.
     bus: new RabbitMqEventBus({
       url: config.rabbitmqUrl,
       prefix: config.rabbitmqPrefix,
       logger,
       receive: config.roles.has(Role.API) ? 'all' : 'control',
-      holdMs: fastStartHeadStartMs(config.engine),
+      holdMs: config.roles.has(Role.API) ? fastStartHeadStartMs(config.engine) : 0,
     }),
   };
 }

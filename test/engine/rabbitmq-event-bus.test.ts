@@ -241,41 +241,10 @@ describe.runIf(requireRabbit())('RabbitMqEventBus across a connection cut (TCP p
 });
 
 describe.runIf(requireRabbit())('RabbitMqEventBus batching', () => {
-  it('events published in one turn of the event loop travel as one broker message and arrive in order', async () => {
+  /** A sender holding its events `holdMs` (0: to the end of the turn), a receiver, and the routing keys of what the broker carried. */
+  async function senderAndReceiver(holdMs: number, run: (pair: { sender: RabbitMqEventBus; got: JobEvent[]; keys: string[] }) => Promise<void>) {
     const url = rabbitUrl();
     const prefix = uniquePrefix('rmq_batch');
-    const sender = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
-    const receiver = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
-    await sender.start();
-    await receiver.start();
-    const model = await connect(url);
-    try {
-      const channel = await model.createChannel();
-      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-      await channel.bindQueue(queue, `${prefix}.job-events`, '#');
-      const keys: string[] = [];
-      await channel.consume(queue, (m) => m && keys.push(m.fields.routingKey), { noAck: true });
-      const got: JobEvent[] = [];
-      receiver.subscribe((event) => got.push(event));
-      const job = snapshot();
-      for (let sequence = 1; sequence <= 5; sequence++) sender.publish(eventOf({ ...job, sequence }, JobEventReason.PROGRESS));
-      await waitUntil('the five events', () => got.length === 5);
-      await sleep(200);
-      expect(got.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
-      expect(got[0]!.job.createdAt).toBeInstanceOf(Date);
-      expect(keys).toEqual(['BATCH.events']);
-    } finally {
-      await model.close();
-      await sender.close();
-      await receiver.close();
-      await deleteRabbitObjects(prefix, { exchanges: [`${prefix}.job-events`] });
-    }
-  });
-
-  /** A sender holding its events `holdMs`, a receiver, and the routing keys of what the broker carried. */
-  async function holdingPair(holdMs: number, run: (pair: { sender: RabbitMqEventBus; got: JobEvent[]; keys: string[] }) => Promise<void>) {
-    const url = rabbitUrl();
-    const prefix = uniquePrefix('rmq_hold');
     const sender = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY, holdMs });
     const receiver = new RabbitMqEventBus({ url, prefix, logger: silentLogger, recovery: FAST_RECOVERY });
     await sender.start();
@@ -298,9 +267,21 @@ describe.runIf(requireRabbit())('RabbitMqEventBus batching', () => {
     }
   }
 
+  it('events published in one turn of the event loop travel as one broker message and arrive in order', async () => {
+    await senderAndReceiver(0, async ({ sender, got, keys }) => {
+      const job = snapshot();
+      for (let sequence = 1; sequence <= 5; sequence++) sender.publish(eventOf({ ...job, sequence }, JobEventReason.PROGRESS));
+      await waitUntil('the five events', () => got.length === 5);
+      await sleep(200);
+      expect(got.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect(got[0]!.job.createdAt).toBeInstanceOf(Date);
+      expect(keys).toEqual(['BATCH.events']);
+    });
+  });
+
   it('with a hold, events wait it out and leave together, in order; this process hears them at once', async () => {
     const HOLD_MS = 1_000;
-    await holdingPair(HOLD_MS, async ({ sender, got, keys }) => {
+    await senderAndReceiver(HOLD_MS, async ({ sender, got, keys }) => {
       const here = collector(sender);
       const job = snapshot();
       const firstAt = performance.now();
@@ -320,7 +301,7 @@ describe.runIf(requireRabbit())('RabbitMqEventBus batching', () => {
 
   it('a cancel request sends the events held before it first, so none arrives behind it', async () => {
     // A hold far longer than the test: only the cancel request can have sent the first event.
-    await holdingPair(600_000, async ({ sender, got, keys }) => {
+    await senderAndReceiver(600_000, async ({ sender, got, keys }) => {
       const job = snapshot();
       sender.publish(eventOf({ ...job, sequence: 4 }, JobEventReason.PROGRESS));
       sender.publish(eventOf({ ...job, sequence: 5, cancelRequested: true }, JobEventReason.CANCEL_REQUESTED));

@@ -44,8 +44,8 @@ async function main(): Promise<void> {
     logger: silentLogger,
     jobsPerMessage: Object.fromEntries(kinds.map((kind) => [kind, jobsPerMessage])),
   });
-  // Events held back as the service's bus holds them (fast start on, its default head start).
-  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: fastStartHeadStartMs({}) });
+  // Events held back as the service's bus holds them: in a process that enqueues, for the default head start.
+  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: role === 'api' ? fastStartHeadStartMs({}) : 0 });
   const engine = buildEngine({
     db,
     transport,
