@@ -10,6 +10,7 @@
  * Seeded (the same samples give the same interval) and pure.
  */
 import { quantile } from './quantile';
+import { SeededRandom } from './seeded-random';
 
 /** The p99 as the benches print it (`quantile`): the value at ⌊0.99 n⌋ of the sorted samples. */
 export const p99 = (sorted: ArrayLike<number>): number => quantile(sorted, 0.99);
@@ -62,9 +63,9 @@ export function p99RatioInterval(numerator: readonly number[], denominator: read
 
 /** Fills `into` with a draw of `values` (with replacement) and returns it sorted. */
 function resampler(seed = 1): (values: readonly number[], into: Float64Array) => Float64Array {
-  const random = mulberry32(seed);
+  const random = new SeededRandom(seed);
   return (values, into) => {
-    for (let i = 0; i < into.length; i++) into[i] = values[Math.floor(random() * values.length)]!;
+    for (let i = 0; i < into.length; i++) into[i] = values[Math.floor(random.next() * values.length)]!;
     return into.sort();
   };
 }
@@ -79,16 +80,4 @@ function middle(options: BootstrapOptions, figureOfDraw: () => number): { low: n
   const tail = (1 - confidence) / 2;
   const at = (q: number) => figures[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))]!;
   return { low: at(tail), high: at(1 - tail) };
-}
-
-/** A small seeded generator (mulberry32): uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -5,7 +5,7 @@
  * than CONFLICT (the job had already ended) — the database restarting, say — is tried
  * again a bounded number of times.
  */
-import type { ChaosRandom } from './chaos-random';
+import type { SeededRandom } from './seeded-random';
 
 const CANCEL = 'mutation ChaosCancel($id: ID!) { cancelJob(id: $id) { id status cancelRequested } }';
 const ATTEMPTS = 10;
@@ -43,7 +43,7 @@ export class Canceller {
     private readonly deps: {
       httpUrls: string[];
       token: string;
-      random: ChaosRandom;
+      random: SeededRandom;
     },
   ) {}
 

@@ -5,7 +5,7 @@
  * record of every process that died without being killed.
  */
 import { spawnService, type ServiceProcess } from '../../support/spawn-service';
-import type { ChaosRandom } from './chaos-random';
+import type { SeededRandom } from './seeded-random';
 
 export type FleetRole = 'api' | 'worker';
 
@@ -65,7 +65,7 @@ export class ChaosFleet {
   }
 
   /** SIGKILLs a random live worker and starts its replacement in the background. */
-  async killRandomWorker(random: ChaosRandom): Promise<FleetMember | null> {
+  async killRandomWorker(random: SeededRandom): Promise<FleetMember | null> {
     if (this.workers.length === 0) return null;
     const victim = random.pick(this.workers);
     this.workers.splice(this.workers.indexOf(victim), 1);

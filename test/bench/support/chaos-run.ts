@@ -34,7 +34,7 @@ import { Canceller } from './chaos-cancels';
 import { finalStatuses, takeCensus } from './chaos-census';
 import { ChaosFleet, type FleetRole } from './chaos-fleet';
 import { reproduceCommand, type ChaosOptions } from './chaos-options';
-import { ChaosRandom } from './chaos-random';
+import { SeededRandom } from './seeded-random';
 import { formatReport, judge, type ChaosRunData, type ChaosVerdict, type FaultRecord } from './chaos-report';
 import { SubscriptionKeeper, watcherAddress } from './chaos-subscriptions';
 
@@ -102,7 +102,7 @@ interface JobSpec {
   cancelDelayMs: number;
 }
 
-function planJobs(options: ChaosOptions, random: ChaosRandom): JobSpec[] {
+function planJobs(options: ChaosOptions, random: SeededRandom): JobSpec[] {
   const specs: JobSpec[] = [];
   const between = ([min, max]: [number, number]) => random.int(min, max);
   for (let i = 0; i < options.jobs; i++) {
@@ -154,7 +154,7 @@ export async function runChaos(options: ChaosOptions, io: ChaosIo): Promise<Chao
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     });
-  const random = new ChaosRandom(options.seed);
+  const random = new SeededRandom(options.seed);
   const command = reproduceCommand(options);
   log(`chaos run: ${options.jobs} jobs, ${options.apis} API + ${options.workers} worker processes, ${options.subscriptions} subscriptions, seed ${options.seed}`);
 

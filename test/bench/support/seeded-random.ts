@@ -1,8 +1,9 @@
 /**
- * A seeded random source for the chaos benchmark, so that one seed gives the same job
- * mix, durations, victims and pauses (the timing of a run still varies with the machine).
+ * A seeded random source for the benchmarks: one seed gives the same draws. The chaos
+ * benchmark draws its job mix, durations, victims and pauses from it (the timing of a
+ * run still varies with the machine), the bootstrap intervals their resamples.
  */
-export class ChaosRandom {
+export class SeededRandom {
   private state: number;
 
   constructor(seed: number) {
