@@ -12,7 +12,7 @@ import type { EventBus } from './engine/events/event-bus';
 import { InMemoryEventBus } from './engine/events/in-memory-event-bus';
 import { RabbitMqEventBus } from './engine/events/rabbitmq-event-bus';
 import { EngineMetrics, METER_NAME } from './engine/metrics';
-import { fastStartHeadStartMs } from './engine/publisher';
+import { jobEventsHoldMs } from './engine/publisher';
 import { KindRegistry, type KindRegistration } from './engine/registry';
 import { InMemoryTransport } from './engine/transport/in-memory-transport';
 import { RabbitMqTransport } from './engine/transport/rabbitmq-transport';
@@ -153,15 +153,14 @@ async function createMessaging(config: Config, logger: Logger): Promise<{ transp
       logger,
       jobsPerMessage: Object.fromEntries(ALL_JOB_KINDS.map((kind) => [kind, config.engine.kinds[kind].jobsPerMessage])),
     }),
-    // A worker-only process needs only cancel requests from other processes. A process
-    // that enqueues (API) holds its events for the head start (see `holdMs`); a worker-only
-    // process sends its own at once, as nothing it sends races an idle worker's claim.
+    // A worker-only process needs only cancel requests from other processes, and sends
+    // its own events at once; a process that enqueues (API) holds them (jobEventsHoldMs).
     bus: new RabbitMqEventBus({
       url: config.rabbitmqUrl,
       prefix: config.rabbitmqPrefix,
       logger,
       receive: config.roles.has(Role.API) ? 'all' : 'control',
-      holdMs: config.roles.has(Role.API) ? fastStartHeadStartMs(config.engine) : 0,
+      holdMs: jobEventsHoldMs(config.engine, config.roles.has(Role.API)),
     }),
   };
 }

@@ -33,10 +33,21 @@ export const FAST_START_HEAD_START_MS_DEFAULT = 2;
 /**
  * The head start a process that enqueues gives an idle worker's claim, by its settings:
  * its jobs' messages wait this long (`reservedSendDelayMs`), and so do the events it
- * sends through the broker (RabbitMqEventBusOptions.holdMs). 0 with fast start off.
+ * sends through the broker (`jobEventsHoldMs`). 0 with fast start off.
  */
 export function fastStartHeadStartMs(settings: { fastStart?: boolean; fastStartHeadStartMs?: number }): number {
   return settings.fastStart === false ? 0 : (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT);
+}
+
+/**
+ * How long a process's bus holds the job events it sends through the broker
+ * (RabbitMqEventBusOptions.holdMs): the head start in a process that enqueues, whose
+ * `ENQUEUED` event would otherwise take the broker's core just when an idle worker's
+ * claim needs it; 0 in a worker-only process, where nothing it sends races a claim and
+ * a hold would only delay its subscribers' events.
+ */
+export function jobEventsHoldMs(settings: { fastStart?: boolean; fastStartHeadStartMs?: number }, enqueues: boolean): number {
+  return enqueues ? fastStartHeadStartMs(settings) : 0;
 }
 
 export interface PublisherSettings {

@@ -24,7 +24,7 @@ import { Authenticator } from '../../src/api/auth/authenticator';
 import { ApiRole } from '../../src/api/auth/viewer';
 import { openDatabase, type Database } from '../../src/database';
 import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
-import { fastStartHeadStartMs } from '../../src/engine/publisher';
+import { jobEventsHoldMs } from '../../src/engine/publisher';
 import { silentLogger } from '../../src/engine/logger';
 import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
 import { ALL_JOB_KINDS } from '../../src/job-kinds';
@@ -97,8 +97,8 @@ async function measureEngineEnqueue(db: Database): Promise<{ sixteen: Figure; on
   const prefix = uniquePrefix('bench_api_engine');
   const url = rabbitUrl();
   const transport = new RabbitMqTransport({ url, prefix, logger: silentLogger });
-  // Events held back as the service's bus holds them (fast start on, its default head start).
-  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: fastStartHeadStartMs({}) });
+  // Events held back as an API process's bus holds them (fast start on, its default head start).
+  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: jobEventsHoldMs({}, true) });
   // Publisher on, no worker: as in an API process, every enqueue is published to the broker.
   const engine = buildEngine({ db, transport, bus, registrations: [{ kind: ENGINE_KIND, defaults: { consumers: 1 }, processor: async () => undefined }], roles: { worker: false } });
   await engine.start();

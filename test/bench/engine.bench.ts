@@ -33,7 +33,7 @@ import type { KindRegistration } from '../../src/engine/registry';
 import { InMemoryTransport } from '../../src/engine/transport/in-memory-transport';
 import { RabbitMqTransport, rabbitMqTopology } from '../../src/engine/transport/rabbitmq-transport';
 import { RabbitMqEventBus } from '../../src/engine/events/rabbitmq-event-bus';
-import { fastStartHeadStartMs } from '../../src/engine/publisher';
+import { jobEventsHoldMs } from '../../src/engine/publisher';
 import type { JobTransport } from '../../src/engine/transport/transport';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { buildEngine, newJobArgs } from '../support/engine-harness';
@@ -93,7 +93,8 @@ async function messaging(name: TransportName, fastStart = true): Promise<Messagi
   const m: Messaging = {
     transport: new RabbitMqTransport({ url, prefix, logger: silentLogger, jobsPerMessage: Object.fromEntries(KINDS.map((k) => [k, JOBS_PER_MESSAGE])) }),
     // The benchmark process plays a worker (no GraphQL subscribers): it binds only cancel requests.
-    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: fastStartHeadStartMs({ fastStart }) }),
+    // It enqueues too, so it holds its events as an API process does.
+    bus: new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: jobEventsHoldMs({ fastStart }, true) }),
     cleanup: async () => {
       const topology = rabbitMqTopology(prefix);
       const connection = await amqp.connect(url);

@@ -27,10 +27,8 @@ export interface RabbitMqEventBusOptions {
   /**
    * How long events wait to leave for other processes, with those published meanwhile
    * (cancel requests never wait). 0 or absent: at the end of this turn of the event loop.
-   * A process that enqueues with fast start on holds its events back as it holds a new
-   * job's message (the head start, see `fastStartHeadStartMs`): sent at once, the job's
-   * `ENQUEUED` event has the broker take a core just when an idle worker's claim of the
-   * job needs one.
+   * How long a process holds them is `jobEventsHoldMs` (publisher.ts): the fast-start
+   * head start where it enqueues, 0 elsewhere.
    */
   holdMs?: number;
 }

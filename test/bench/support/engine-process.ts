@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import { openDatabase } from '../../../src/database';
 import { RabbitMqEventBus } from '../../../src/engine/events/rabbitmq-event-bus';
-import { fastStartHeadStartMs } from '../../../src/engine/publisher';
+import { jobEventsHoldMs } from '../../../src/engine/publisher';
 import { silentLogger } from '../../../src/engine/logger';
 import { RabbitMqTransport } from '../../../src/engine/transport/rabbitmq-transport';
 import { buildEngine } from '../../support/engine-harness';
@@ -44,8 +44,8 @@ async function main(): Promise<void> {
     logger: silentLogger,
     jobsPerMessage: Object.fromEntries(kinds.map((kind) => [kind, jobsPerMessage])),
   });
-  // Events held back as the service's bus holds them: in a process that enqueues, for the default head start.
-  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: role === 'api' ? fastStartHeadStartMs({}) : 0 });
+  // Events held back as the service's bus holds them (the default head start, where the process enqueues).
+  const bus = new RabbitMqEventBus({ url, prefix, logger: silentLogger, receive: 'control', holdMs: jobEventsHoldMs({}, role === 'api') });
   const engine = buildEngine({
     db,
     transport,
