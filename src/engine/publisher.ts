@@ -30,12 +30,18 @@ export const RESERVED_MARK_DELAY_MS = 250;
  */
 export const FAST_START_HEAD_START_MS_DEFAULT = 2;
 
+/** The engine settings (EngineSettings) that decide the head start. */
+export interface FastStartSettings {
+  fastStart?: boolean;
+  fastStartHeadStartMs?: number;
+}
+
 /**
  * The head start a process that enqueues gives an idle worker's claim, by its settings:
  * its jobs' messages wait this long (`reservedSendDelayMs`), and so do the events it
  * sends through the broker (`jobEventsHoldMs`). 0 with fast start off.
  */
-export function fastStartHeadStartMs(settings: { fastStart?: boolean; fastStartHeadStartMs?: number }): number {
+export function fastStartHeadStartMs(settings: FastStartSettings): number {
   return settings.fastStart === false ? 0 : (settings.fastStartHeadStartMs ?? FAST_START_HEAD_START_MS_DEFAULT);
 }
 
@@ -46,7 +52,7 @@ export function fastStartHeadStartMs(settings: { fastStart?: boolean; fastStartH
  * claim needs it; 0 in a worker-only process, where nothing it sends races a claim and
  * a hold would only delay its subscribers' events.
  */
-export function jobEventsHoldMs(settings: { fastStart?: boolean; fastStartHeadStartMs?: number }, enqueues: boolean): number {
+export function jobEventsHoldMs(settings: FastStartSettings, enqueues: boolean): number {
   return enqueues ? fastStartHeadStartMs(settings) : 0;
 }
 
