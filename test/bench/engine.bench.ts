@@ -287,12 +287,11 @@ async function measureLatency(db: Database, transportName: TransportName, fastSt
   return samples;
 }
 
-
 /**
  * A sample is taken from when the enqueue's promise resolves, the first instant the
- * caller knows of the commit; when the process shares a core with PostgreSQL, a
- * processor can start before it, and such a start counts below zero. Printed so a run
- * where many did is read as the lower bound it is.
+ * caller knows of the commit; a processor can start before it (rarely, and often when
+ * the process shares a core with PostgreSQL), and such a start counts below zero.
+ * Printed so a run where many did is read as the lower bound it is.
  */
 function startsBeforeResolved(samples: readonly number[]): string {
   const early = samples.filter((ms) => ms < 0).length;
