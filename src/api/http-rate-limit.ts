@@ -43,7 +43,6 @@ export function httpRateLimit(options: {
   const bySubject = new KeyedRateLimiter(options.settings.perSubject, options.settings.burst);
   const byAddress = new KeyedRateLimiter(options.settings.perAddress, options.settings.burst);
   return async (req, res, next) => {
-    if (req.method === 'OPTIONS') return next();
     let subject: string | null = null;
     const token = Authenticator.tokenFrom(req.headers.authorization);
     if (token) {
@@ -114,7 +113,7 @@ export function answerRateLimited(res: Response, message: string, retryAfterSeco
 export function behindRefusedCallers(refusedCallers: RefusedCallers): RequestHandler {
   return async (req, res, next) => {
     const caller = res.locals.caller as CallerKey | undefined;
-    if (caller === undefined || req.method === 'OPTIONS') return next();
+    if (caller === undefined) return next();
     if (await waitTurn(refusedCallers, caller, req, res)) next();
   };
 }

@@ -22,7 +22,7 @@ export function limitInFlightPerCaller(maxPerCaller: number, refusedCallers: Ref
   const inFlight = new OpenCounts();
   return (req, res, next) => {
     const caller = res.locals.caller as CallerKey | undefined;
-    if (caller === undefined || req.method === 'OPTIONS') return next();
+    if (caller === undefined) return next();
     if (inFlight.get(caller) >= maxPerCaller) {
       refusedCallers.refused(caller);
       answerRateLimited(res, `Too many operations of yours in flight at once (at most ${maxPerCaller}); try again in ${RETRY_AFTER_SECONDS} s`, RETRY_AFTER_SECONDS);

@@ -203,3 +203,29 @@ describe('each refusal has its own code and HTTP status', () => {
     expect(status).toBe(400);
   });
 });
+
+describe('a body that cannot be decoded', () => {
+  it('is a typed 400 in JSON, with no stack or library text, in development too', async () => {
+    const dev = await startTestApiServer({ engine });
+    try {
+      for (const target of [server, dev]) {
+        // Declared gzip, not gzip: the body parser's error carries no `type`, only a 400.
+        const response = await fetch(`${target.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body: '{"query":"{ __typename }"}',
+          signal: AbortSignal.timeout(10_000),
+        });
+        expect(response.status).toBe(400);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        const text = await response.text();
+        expect(JSON.parse(text)).toEqual({
+          errors: [{ message: 'The request body could not be read: check its Content-Encoding and Content-Length', extensions: { code: 'BAD_USER_INPUT' } }],
+        });
+        expect(text).not.toMatch(/header check|zlib|node_modules|\bat /);
+      }
+    } finally {
+      await dev.close();
+    }
+  });
+});

@@ -166,3 +166,72 @@ describe('persisted queries (APQ) are kept within bounds', () => {
     expect(byHash.errors![0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 });
+
+describe('a fragment no operation spreads', () => {
+  // graphql-js compares the fields inside every fragment definition, used or not; the shape rules measure operations.
+  const unused = `{ __typename } fragment F on Query { ${'__typename '.repeat(2_000)}}`;
+
+  it('is refused as unused before graphql-js validates, over HTTP with no token and over the socket', async () => {
+    const { status, body } = await post(unused);
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([expect.objectContaining({ message: 'Fragment "F" is never used.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+    const answer = await overSocket(unused);
+    expect(answer.type).toBe('error');
+    expect(answer.payload![0]!.message).toBe('Fragment "F" is never used.');
+  });
+});
+
+describe('GET reads its parameters as Apollo Server does', () => {
+  // Express's query parser stops after 1,000 parameters; Apollo reads them all.
+  const filler = [...Array(1_000)].map((_, i) => `f${i}=1`).join('&');
+  async function get(search: string, token?: string): Promise<{ status: number; body: Body }> {
+    const response = await fetch(`${server.url}/graphql?${search}`, {
+      headers: { 'apollo-require-preflight': '1', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      signal: AbortSignal.timeout(REFUSAL_BOUND_MS),
+    });
+    return { status: response.status, body: (await response.json()) as Body };
+  }
+  const pages = encodeURIComponent('query($n: Int!) { a: jobs(first: $n) { edges { node { id kind status } } } b: jobs(first: $n) { edges { node { id } } } }');
+
+  it('prices the variables given after 1,000 other parameters: two pages of 500 jobs are refused as too costly', async () => {
+    const { status, body } = await get(`query=${pages}&${filler}&variables=${encodeURIComponent('{"n":500}')}`, server.tokens.viewer);
+    expect(status).toBe(400);
+    expect(body.errors![0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(body.errors![0]!.message).toMatch(/^The query costs \d+; the limit is 1000$/);
+    // The same pages, small, run: the check lets through what it priced.
+    const small = await get(`query=${pages}&${filler}&variables=${encodeURIComponent('{"n":1}')}`, server.tokens.viewer);
+    expect(small.status).toBe(200);
+    expect(small.body.errors).toBeUndefined();
+  });
+
+  it('checks the shape of a document given after 1,000 other parameters', async () => {
+    const repeated = encodeURIComponent(`{ ${'messagingHealth { status } '.repeat(40)}}`);
+    const { status, body } = await get(`${filler}&query=${repeated}`);
+    expect(status).toBe(400);
+    expect(body.errors![0]).toMatchObject({ message: 'The query selects messagingHealth 40 times; the limit is 10', extensions: { code: 'QUERY_TOO_COMPLEX' } });
+  });
+
+  it('leaves a parameter given twice to Apollo, which refuses it without running either', async () => {
+    const { status, body } = await get(`query=${encodeURIComponent('{ __typename }')}&query=${encodeURIComponent('{ __typename }')}`);
+    expect(status).toBe(400);
+    expect(body.errors![0]!.extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.data).toBeUndefined();
+  });
+});
+
+describe('methods other than GET and POST', () => {
+  it('are answered 405 before the body is read or anything behind the endpoint runs: a refused document meets no check', async () => {
+    for (const method of ['OPTIONS', 'PUT', 'DELETE', 'PATCH']) {
+      const response = await fetch(`${server.url}/graphql`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename __typename(' }),
+        signal: AbortSignal.timeout(REFUSAL_BOUND_MS),
+      });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, POST');
+      const body = (await response.json()) as Body;
+      expect(body.errors).toEqual([{ message: `The GraphQL endpoint takes GET and POST, not ${method}`, extensions: { code: 'BAD_USER_INPUT' } }]);
+    }
+  });
+});

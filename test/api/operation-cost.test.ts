@@ -47,7 +47,14 @@ describe('operationCost, kept per document', () => {
 
   it('never keeps the cost of a request whose variables it could not read: the next one, with good ones, is priced', () => {
     const document = parse('mutation Start($input: StartAutomaticScheduleInput!) { startAutomaticSchedule(input: $input) { id status } }');
-    expect(price(document, { input: 5 })).toEqual({ cost: 0, error: null });
+    expect(price(document, { input: 5 })).toEqual({ cost: 0, error: null, unpriced: true });
     expect(price(document, { input: { planId: '00000000-0000-4000-8000-000000000001' } }).cost).toBeGreaterThan(0);
+  });
+
+  it('a negative `first` on conflicts costs 1, not less: it cannot pay for the conflicts its siblings send', () => {
+    const field = (first: number) => `{ schedulePlan(id: "x") { evaluation { a: conflicts(first: 1000) ${first === 0 ? '' : `b: conflicts(first: ${first})`} } } }`;
+    const alone = price(field(0)).cost;
+    expect(price(field(-2147483648)).cost).toBe(alone + 1);
+    expect(price(field(1)).cost).toBe(alone + 1);
   });
 });

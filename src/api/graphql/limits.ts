@@ -5,6 +5,7 @@ import {
   getNamedType,
   GraphQLError,
   isLeafType,
+  NoUnusedFragmentsRule,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -68,6 +69,12 @@ const refuseAs =
  * token limit re-parses the text; the parser's own `maxTokens` (see `parseOptions`) does
  * it in the one parse. Refusals are reported as typed errors: QUERY_TOO_DEEP,
  * QUERY_TOO_COMPLEX. None reads type information: `documentCheck` runs them without it.
+ *
+ * graphql-js's NoUnusedFragments rule runs with them: the others measure what an
+ * operation selects, and a fragment no operation spreads selects nothing of it, yet the
+ * overlap check compares the fields inside every fragment definition (one unused
+ * fragment of 5,000 `__typename`s is 12 million comparisons). Refused here, as unused
+ * (GRAPHQL_VALIDATION_FAILED), such a fragment never reaches that check.
  */
 export function shapeRules(limits: QueryLimits): ValidationRule[] {
   const quiet = { propagateOnRejection: false, exposeLimits: true } as const;
@@ -92,7 +99,7 @@ export function shapeRules(limits: QueryLimits): ValidationRule[] {
     maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: false },
   }).protect();
-  return [...(validationRules as ValidationRule[]), expandedFieldsRule()];
+  return [...(validationRules as ValidationRule[]), expandedFieldsRule(), NoUnusedFragmentsRule];
 }
 
 /**
@@ -122,7 +129,8 @@ export function complexityError(
 /**
  * The operation's static cost and, when it is over `maxComplexity`, the error to send.
  * What it leaves of the limit is the budget of the fields that charge at run time (see
- * `CostMeter`). Bad variables cost 0 here: execution refuses them (BAD_USER_INPUT).
+ * `CostMeter`). Bad variables cost 0 here, marked `unpriced`: execution refuses them
+ * (BAD_USER_INPUT), provided it reads the variables priced here.
  */
 export function operationCost(
   schema: GraphQLSchema,
@@ -130,15 +138,15 @@ export function operationCost(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
   maxComplexity: number,
-): { cost: number; error: GraphQLError | null } {
+): { cost: number; error: GraphQLError | null; unpriced?: true } {
   const key = `${maxComplexity}:${operationName ?? ''}`;
   let ofSchema = fixedCosts.get(schema);
   if (!ofSchema) fixedCosts.set(schema, (ofSchema = new WeakMap()));
   const known = ofSchema.get(document);
   const cost = known?.costs.get(key);
   if (cost !== undefined) return { cost, error: null };
-  const { unpriced, ...priced } = priceOperation(schema, document, operationName, variables, maxComplexity);
-  if (priced.error === null && !unpriced) {
+  const priced = priceOperation(schema, document, operationName, variables, maxComplexity);
+  if (priced.error === null && !priced.unpriced) {
     const entry: FixedCosts = known ?? { readsVariables: costReadsVariables(schema, document), costs: new Map<string, number>() };
     if (!known) ofSchema.set(document, entry);
     if (!entry.readsVariables) entry.costs.set(key, priced.cost);

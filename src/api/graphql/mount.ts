@@ -28,8 +28,9 @@ import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { DocumentCache, PersistedQueryCache } from './document-cache';
 import { documentCheck } from './document-check';
-import { apiError, createErrorFormatter, ErrorCode } from './errors';
+import { apiError, createErrorFormatter, ErrorCode, newErrorRef } from './errors';
 import { httpDocumentCheck } from './http-document-check';
+import { onlyGetAndPost } from './http-methods';
 import { JobEventHub } from './job-event-hub';
 import { JobResync } from './job-resync';
 import { operationCost, parseOptions, shapeRules } from './limits';
@@ -254,6 +255,7 @@ export function graphqlMount(
 
     app.use(
       GRAPHQL_PATH,
+      onlyGetAndPost(),
       httpRateLimit({ settings: limits.http, refusalCost: limits.refusalCost, authenticator: auth.authenticator, refusedCallers, addresses }),
       limitInFlightPerCaller(limits.http.maxInFlightPerCaller, refusedCallers),
       ...callerBodyLimit(settings),
@@ -285,7 +287,7 @@ export function graphqlMount(
         },
       }),
     );
-    app.use(GRAPHQL_PATH, bodyErrors());
+    app.use(GRAPHQL_PATH, requestErrors(logger));
 
     if (settings.graphiql) {
       app.get(GRAPHIQL_PATH, graphiqlHandler({ endpoint: GRAPHQL_PATH, devToken: settings.production ? null : auth.devAdminToken }));
@@ -304,12 +306,19 @@ export function graphqlMount(
   };
 }
 
-/** Malformed or oversized JSON bodies answer in GraphQL's error shape. */
-function bodyErrors(): ErrorRequestHandler {
+/**
+ * Errors passed on by the endpoint's middleware, in GraphQL's error shape: malformed or
+ * oversized bodies as the caller's (413, 400 BAD_USER_INPUT; a body that cannot be
+ * decoded — a broken gzip stream, a length that does not match — carries no `type`, only
+ * its 4xx status), anything else as the server's (500, logged with a ref the answer
+ * names). Express's own handler would answer with an HTML page and, outside production,
+ * the stack.
+ */
+function requestErrors(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
-    const type = (error as { type?: string }).type;
+    if (res.headersSent) return next(error);
+    const { type, status, limit } = error as { type?: string; status?: unknown; limit?: number };
     if (type === 'entity.too.large') {
-      const limit = (error as { limit?: number }).limit;
       res.status(413).json({
         errors: [{ message: `The request body is larger than ${limit} bytes`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
       });
@@ -319,6 +328,14 @@ function bodyErrors(): ErrorRequestHandler {
       res.status(400).json({ errors: [{ message: 'The request body is not valid JSON', extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
       return;
     }
-    next(error);
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      res.status(400).json({
+        errors: [{ message: 'The request body could not be read: check its Content-Encoding and Content-Length', extensions: { code: ErrorCode.BAD_USER_INPUT } }],
+      });
+      return;
+    }
+    const ref = newErrorRef();
+    logger.error({ err: error, ref }, 'GraphQL request failed before its operation ran');
+    res.status(500).json({ errors: [{ message: `Internal server error (ref ${ref})`, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } }] });
   };
 }

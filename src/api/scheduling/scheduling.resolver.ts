@@ -127,7 +127,9 @@ export class SchedulePlanResolver {
 export class PlanEvaluationResolver {
   @FieldResolver(() => [String], {
     description: `The hard violations in words, e.g. "Tuesday period 3: teacher T12 teaches both C01 and C07": the first \`first\` (1–${MAX_CONFLICTS}) of them.`,
-    complexity: ({ args }) => Math.ceil(Number(args.first ?? DEFAULT_CONFLICTS) / STRINGS_PER_COST_UNIT),
+    // At least 1: the price adds siblings' costs, so a negative `first` (refused when run)
+    // would otherwise pay for the conflicts its siblings send.
+    complexity: ({ args }) => Math.max(1, Math.ceil(Number(args.first ?? DEFAULT_CONFLICTS) / STRINGS_PER_COST_UNIT)),
   })
   conflicts(@Root() evaluation: plans.PlanEvaluation, @Arg('first', () => Int, { defaultValue: DEFAULT_CONFLICTS }) first: number): string[] {
     return evaluation.conflicts.slice(0, requireInt('first', first, 1, MAX_CONFLICTS));
