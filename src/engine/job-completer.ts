@@ -19,7 +19,7 @@ export type Completion = CompleteArgs & { jobId: JobId; attempt: number };
  */
 export class JobCompleter {
   private readonly batch: Batcher<CompleteArgs, JobRow>;
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new Set<Promise<unknown>>();
   /** Set when shutdown stops waiting: pending commits stop repeating. */
   private givingUp = false;
 
@@ -53,7 +53,7 @@ export class JobCompleter {
   }
 
   /** Keeps `work` (a commit after settle, with its follow-up) until it ends. */
-  track(work: Promise<void>): void {
+  track(work: Promise<unknown>): void {
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));
   }

@@ -70,7 +70,10 @@ interface RunningJob {
 }
 
 const ACK: Settlement = { type: 'ack' };
-/** A job offered directly whose claim another claimer won: nothing was done here. */
+/**
+ * A run without a delivery (offered directly) that did not settle the job: another
+ * claimer won it, or the run lost its lease. Its broker copies go on as deliveries.
+ */
 const NOT_TAKEN: Settlement = { type: 'requeue' };
 
 /**
@@ -407,7 +410,8 @@ export class Runner {
       const unwritten = await heartbeat.stop();
       if (abortReason === 'lease-lost') {
         outcome = 'lease-lost';
-        return await this.leaseLost(message.outboxId, job.attempts, logger);
+        const settlement = await this.leaseLost(message.outboxId, job.attempts, logger);
+        return direct ? NOT_TAKEN : settlement;
       }
       if (completedRow) {
         this.emit(completedRow, JobEventReason.SUCCEEDED);
@@ -442,7 +446,7 @@ export class Runner {
       // Commits are falling behind (or the attempt could not be spared): this one holds
       // its slot (and delivery) until it lands.
       outcome = await this.commitSuccess(completion, message, leaseSeconds, logger);
-      return ACK;
+      return direct && outcome === 'lease-lost' ? NOT_TAKEN : ACK;
     } catch (error) {
       await heartbeat.stop();
       return await this.afterFailure({
@@ -477,7 +481,7 @@ export class Runner {
     leaseSeconds: number;
     logger: Logger;
     startedAt: number;
-  }): Promise<void> {
+  }): Promise<boolean> {
     const { registration, message, completion, logger } = args;
     let outcome: ProcessOutcome = 'completed';
     try {
@@ -488,7 +492,7 @@ export class Runner {
         // Its lease runs out and it is sent again (a spared last attempt is not counted).
         outcome = 'released';
         logger.warn({ err: error }, 'shutdown left a finished job uncommitted; it will be sent again');
-        return;
+        return true;
       }
       await this.afterFailure({
         registration,
@@ -508,6 +512,8 @@ export class Runner {
     } finally {
       this.record(registration.kind, outcome, args.startedAt);
     }
+    // False: the job was no longer this run's (see Settlement's `committed`).
+    return outcome !== 'lease-lost';
   }
 
   /**
@@ -571,9 +577,13 @@ export class Runner {
     const durable = this.deps.transport.durable && !args.messageSettled;
 
     switch (args.abortReason) {
-      case 'lease-lost':
+      case 'lease-lost': {
         args.setOutcome('lease-lost');
-        return this.leaseLost(message.outboxId, attempt, logger);
+        const settlement = await this.leaseLost(message.outboxId, attempt, logger);
+        // No delivery held: the job's copies go on as deliveries (one may be the message
+        // sent after the job was put back).
+        return args.messageSettled ? NOT_TAKEN : settlement;
+      }
       case 'cancel': {
         args.setOutcome('cancelled');
         const row = await finishJob(this.sql, {

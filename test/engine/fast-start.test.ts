@@ -40,6 +40,7 @@ async function startEngine(options: {
   fastStartMaxRate?: number;
   fastStartHeadStartMs?: number;
   metrics?: EngineMetrics;
+  leaseSeconds?: number;
 }): Promise<JobEngine> {
   const transport = new RabbitMqTransport({ url: rabbitUrl(), prefix, logger: silentLogger });
   transports.push(transport);
@@ -49,7 +50,7 @@ async function startEngine(options: {
     settings: { fastStart: options.fastStart ?? true, fastStartMaxRate: options.fastStartMaxRate, fastStartHeadStartMs: options.fastStartHeadStartMs },
     roles: { worker: options.worker ?? true, publisher: options.publisher ?? true },
     metrics: options.metrics,
-    registrations: [{ kind: KIND, defaults: { consumers: options.consumers ?? 4 }, processor: options.processor ?? (async () => ({ ok: true })) }],
+    registrations: [{ kind: KIND, defaults: { consumers: options.consumers ?? 4, leaseSeconds: options.leaseSeconds }, processor: options.processor ?? (async () => ({ ok: true })) }],
   });
   await engine.start();
   engines.push(engine);
@@ -267,6 +268,58 @@ describe.runIf(requireRabbit())('fast start on RabbitMQ', () => {
     await sleep(500);
     expect(runs.size).toBe(ids.length);
     expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
+  });
+
+  it.each([
+    ['its completion', false],
+    ['its heartbeat', true],
+  ])('a fast-started job whose lease runs out mid-run (%s finds it gone) runs again from the message sent after the rescue: that message, attached to the run, is not acknowledged with it', async (_finder, heartbeatFirst) => {
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    const provider = new MeterProvider({ readers: [exporter] });
+    let runs = 0;
+    let aborted = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let firstStarted!: () => void;
+    const started = new Promise<void>((resolve) => (firstStarted = resolve));
+    await startEngine({
+      metrics: new EngineMetrics(provider.getMeter(METER_NAME)),
+      publisher: false,
+      // The shortest lease: its heartbeat comes 5 s after the start.
+      leaseSeconds: 5,
+      processor: async ({ signal }) => {
+        runs++;
+        if (runs === 1) {
+          signal.addEventListener('abort', () => (aborted = true), { once: true });
+          firstStarted();
+          await released;
+        }
+        return { ok: true };
+      },
+    });
+    // Written PUBLISHING with no publisher anywhere: only the NOTIFY starts it, and no broker copy exists yet.
+    const args = newJobArgs(KIND, {});
+    await insertJob(poolSql(ctx.db.pool), args, OutboxState.PUBLISHING);
+    await started;
+    expect(await fastStartedCount(exporter)).toBe(1);
+    // As if the worker's heartbeats had stopped reaching the database: the lease runs out,
+    // the rescuer puts the job back, and a publisher sends it again — to this worker, whose
+    // run is still going, so the message attaches to it.
+    await ctx.db.pool.query(`UPDATE job_outbox SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [args.outboxId]);
+    const api = await startEngine({ worker: false });
+    expect(await api.leaseRescuer.runOnce()).toBe(1);
+    const outboxState = async () => (await ctx.db.pool.query<{ state: string }>('SELECT state FROM job_outbox WHERE id = $1', [args.outboxId])).rows[0]!.state;
+    await until('the job sent again and delivered to the worker', async () => (await outboxState()) === 'PUBLISHED' && (await readyInQueue()) === 0);
+    if (heartbeatFirst) await until('the heartbeat finding the lease gone', () => aborted);
+    // The run ends without the job: the attached message brings it again.
+    release();
+    const done = await waitForJob(api, args.jobId);
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    expect(runs).toBe(2);
+    expect(done.attempts).toBe(2);
+    expect(aborted).toBe(heartbeatFirst);
+    await until('every copy acknowledged', async () => (await readyInQueue()) === 0 && (await delayedCopies()) === 0);
+    await provider.shutdown();
   });
 
   it('a worker stopped in the middle of a fast-started job hands it on through the outbox, its attempt refunded', async () => {

@@ -267,8 +267,12 @@ export class KindConsumer implements ConsumerHandle {
       this.logger.warn({ err: error, outboxId: id }, 'handler threw on a job started directly; its broker message brings it again');
     } finally {
       // The slot is free now; a copy still attaches until the job's outcome is written.
-      if (settlement?.type === 'ack' && settlement.committed) void settlement.committed.finally(() => this.settleCopies(id, true));
-      else this.settleCopies(id, settlement?.type === 'ack');
+      if (settlement?.type === 'ack' && settlement.committed) {
+        void settlement.committed.then(
+          (taken) => this.settleCopies(id, taken),
+          () => this.settleCopies(id, false),
+        );
+      } else this.settleCopies(id, settlement?.type === 'ack');
       this.slotFreed();
     }
   }
@@ -282,6 +286,8 @@ export class KindConsumer implements ConsumerHandle {
       else if (this.stopped) this.settled(copy, true);
       else this.waiting.push(copy);
     }
+    // Copies settled after the run's slot was freed (its outcome committed later) start here.
+    if (!taken) this.pump();
   }
 
   private slotFreed(): void {

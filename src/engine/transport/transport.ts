@@ -7,14 +7,18 @@ export { ParkReason } from './job-message';
 export type Settlement =
   /**
    * Done with it (completed, failed for good, or handed back to the outbox). `committed`:
-   * the job's outcome is still being written and is settled when it resolves (a run
-   * without a delivery keeps its broker copy attached until then; see
+   * the job's outcome is still being written and is settled when it resolves — true
+   * when this run wrote it, false when the run found the job no longer its own (a run
+   * without a delivery keeps its broker copies attached until then; see
    * ConsumerHandle.offer).
    */
-  | { type: 'ack'; committed?: Promise<void> }
+  | { type: 'ack'; committed?: Promise<boolean> }
   /** Deliver it again after `delayMs`, without holding a consumer slot meanwhile. */
   | { type: 'retry'; delayMs: number }
-  /** Put it back at once for another consumer (graceful shutdown). */
+  /**
+   * Put it back at once for another consumer (graceful shutdown). From a run without a
+   * delivery: the run did not settle the job, so its broker copies go on as deliveries.
+   */
   | { type: 'requeue' }
   /** Never run it: move it to the parked queue for a person to look at. */
   | { type: 'park'; reason: ParkReason; detail: string };
@@ -40,9 +44,11 @@ export interface ConsumerHandle {
   readonly active: number;
   /**
    * Runs the handler for `message` now, without a delivery (`direct`), if a consumer
-   * slot is free and no delivery waits for one; false otherwise. The broker copy of the
-   * message, arriving while that run lasts or its outcome is being written, is settled
-   * with it instead of being run. Transports whose deliveries never leave the process
+   * slot is free and no delivery waits for one; false otherwise. The broker copies of the
+   * message, arriving while that run lasts or its outcome is being written, are settled
+   * with it instead of being run — unless the run ends without having settled the job
+   * (it lost its lease: a copy may be the one sent after the job was put back), when
+   * they go on as any delivery. Transports whose deliveries never leave the process
    * have no use for it.
    */
   offer?(message: JobMessage): boolean;
