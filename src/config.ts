@@ -9,6 +9,7 @@ import {
 } from './engine/db/session-limits';
 import type { EngineSettings } from './engine/engine';
 import { FAST_START_MAX_RATE_DEFAULT } from './engine/fast-start-pacer';
+import { MIN_LEASE_SECONDS } from './engine/progress-reporter';
 import { FAST_START_HEAD_START_MS_DEFAULT } from './engine/publisher';
 import { MAX_JOBS_PER_MESSAGE } from './engine/transport/job-message';
 import { JOB_KINDS } from './job-kind-descriptors';
@@ -424,7 +425,7 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', CONNECT_TIMEOUT_MS_DEFAULT, 100, 600_000),
     },
     engine: {
-      leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 5, 86_400),
+      leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, MIN_LEASE_SECONDS, 86_400),
       attemptLimit: int(env, 'JOB_ATTEMPT_LIMIT', 5, 1, 100),
       retryBaseMs,
       retryMaxMs,

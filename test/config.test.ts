@@ -31,7 +31,7 @@ describe('loadConfig', () => {
     expect(config.engine.maintenanceIntervalSeconds).toBe(60);
     expect(config.engine.retentionDays).toBe(14);
     expect(config.engine.cleanupBatchSize).toBe(500);
-    expect(config.engine.leaseSeconds).toBeGreaterThanOrEqual(5);
+    expect(config.engine.leaseSeconds).toBe(60);
     expect(config.engine.attemptLimit).toBeGreaterThanOrEqual(1);
     for (const kind of Object.values(JobKind)) {
       const consumers = config.engine.kinds[kind].consumers;
@@ -122,6 +122,11 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('Pa55');
     expect(error.value).not.toContain('Pa55');
     expect(error.message).toContain('***');
+  });
+
+  it('JOB_LEASE_SECONDS: at least 15, three heartbeats (a shorter lease would be renewed only after it ran out)', () => {
+    expect(configError({ JOB_LEASE_SECONDS: '14' }).message).toMatch(/^Invalid configuration: JOB_LEASE_SECONDS="14"; allowed: an integer from 15 to 86400/);
+    expect(loadConfig({ JOB_LEASE_SECONDS: '15' }).engine.leaseSeconds).toBe(15);
   });
 
   it('JOB_RETRY_MAX_MS below JOB_RETRY_BASE_MS is refused', () => {

@@ -10,6 +10,13 @@ import { asJobText, eventOf, JobEventReason, type JobSnapshot, type JobText } fr
 export const PROGRESS_FLUSH_INTERVAL_MS = 1_000;
 /** The heartbeat never runs more often than this, whatever the lease (the seed's max(5 s, lease/3)). */
 export const MIN_HEARTBEAT_MS = 5_000;
+/**
+ * The shortest lease a worker keeps safely: three heartbeats, as every longer lease has
+ * (lease/3). A shorter one meets the heartbeat's floor: a 5 s lease is renewed only
+ * after it has run out, when the rescuer or a waiting broker copy may take the job
+ * from its live worker.
+ */
+export const MIN_LEASE_SECONDS = (3 * MIN_HEARTBEAT_MS) / 1_000;
 
 export const heartbeatIntervalMs = (leaseSeconds: number): number => Math.max(MIN_HEARTBEAT_MS, (leaseSeconds * 1_000) / 3);
 

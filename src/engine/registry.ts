@@ -71,7 +71,10 @@ export interface KindDefaults {
   consumers: number;
   /** Claims allowed per attempt series before the job fails; defaults to the engine's. */
   attemptLimit?: number;
-  /** Lease length in seconds; defaults to the engine's. */
+  /**
+   * Lease length in seconds; defaults to the engine's. At least MIN_LEASE_SECONDS for
+   * a job that heartbeats (see there); shorter only where a test wants a lease to lapse.
+   */
   leaseSeconds?: number;
   /**
    * Deliveries of this kind a worker process holds beyond those running (default 0), so

@@ -54,7 +54,7 @@ const worker = (extra: Record<string, string> = {}) =>
     DATABASE_URL: testDb.url,
     [TEST_KINDS_ENV]: KIND,
     JOB_ATTEMPT_LIMIT: '1',
-    JOB_LEASE_SECONDS: '5',
+    JOB_LEASE_SECONDS: '15',
     ...extra,
   });
 
@@ -106,8 +106,8 @@ it('a success whose worker dies before its completion commits, on the last attem
       const { rows } = await db.pool.query('SELECT status, attempts, result, error_message FROM jobs WHERE id = $1', [job.id]);
       return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(rows[0].status) ? rows[0] : undefined;
     },
-    // Lease (5 s) + a rescuer pass (1 s) + publish and run, on a loaded machine.
-    45_000,
+    // Lease (15 s) + a rescuer pass (1 s) + publish and run, on a loaded machine.
+    60_000,
   );
   expect(done.error_message).toBeNull();
   expect(done.status).toBe(JobStatus.SUCCEEDED);

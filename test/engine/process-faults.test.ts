@@ -73,14 +73,14 @@ async function effectsPerJob(pool: pg.Pool, ids: string[]): Promise<number[]> {
   return rows.map((r) => r.n);
 }
 
-/** A database and a broker prefix of the test's own, and the environment of its worker processes (lease 5 s, 2 sleep consumers). */
+/** A database and a broker prefix of the test's own, and the environment of its worker processes (the shortest lease, 15 s; 2 sleep consumers). */
 async function workerKillSetup(name: string) {
   const testDb = await createTestDatabase(name);
   cleanups.push(() => testDb.drop());
   const db = await prepareDatabase(testDb.url);
   const prefix = uniquePrefix(name);
   cleanups.push(() => deleteRabbitObjects(prefix, { listWithRabbitmqctl: 'rabbit@localhost' }));
-  const env = { ROLE: 'worker', DATABASE_URL: testDb.url, RABBITMQ_URL: rabbitUrl(), RABBITMQ_PREFIX: prefix, JOB_LEASE_SECONDS: '5', TEST_SLEEP_CONSUMERS: '2' };
+  const env = { ROLE: 'worker', DATABASE_URL: testDb.url, RABBITMQ_URL: rabbitUrl(), RABBITMQ_PREFIX: prefix, JOB_LEASE_SECONDS: '15', TEST_SLEEP_CONSUMERS: '2' };
   return { db, prefix, env };
 }
 
@@ -165,7 +165,7 @@ describe('service processes survive restarts of what they depend on', () => {
     // then fits the bound below even on a loaded machine.
     const service = await spawnService({
       DATABASE_URL: privatePg.url,
-      JOB_LEASE_SECONDS: '5',
+      JOB_LEASE_SECONDS: '15',
       TEST_SLEEP_CONSUMERS: '4',
       MAINTENANCE_INTERVAL_SECONDS: '2',
       OUTBOX_REPUBLISH_AFTER_SECONDS: '5',

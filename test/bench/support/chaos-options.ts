@@ -56,7 +56,7 @@ export interface ChaosOptions {
 }
 
 export function defaultChaosOptions(): ChaosOptions {
-  const leaseSeconds = 10;
+  const leaseSeconds = 15;
   const maintenanceSeconds = 2;
   const republishAfterSeconds = 10;
   const retryMaxMs = 2_000;
@@ -144,7 +144,7 @@ const FLAGS: Record<string, { key: keyof ChaosOptions; parse: (raw: string) => u
   'postgres-restarts': { key: 'postgresRestarts', parse: nonNegativeInt, help: 'PostgreSQL restarts (1)' },
   'broker-mode': { key: 'brokerMode', parse: mode, help: 'stop | kill (stop)' },
   'postgres-mode': { key: 'postgresMode', parse: mode, help: 'stop | kill (stop)' },
-  'lease-seconds': { key: 'leaseSeconds', parse: positiveInt, help: 'JOB_LEASE_SECONDS of the workers (10)' },
+  'lease-seconds': { key: 'leaseSeconds', parse: positiveInt, help: 'JOB_LEASE_SECONDS of the workers (15, the least allowed)' },
   'maintenance-seconds': { key: 'maintenanceSeconds', parse: positiveInt, help: 'MAINTENANCE_INTERVAL_SECONDS (2)' },
   'republish-after-seconds': { key: 'republishAfterSeconds', parse: positiveInt, help: 'OUTBOX_REPUBLISH_AFTER_SECONDS (10)' },
   'fault-seconds': { key: 'faultWindowSeconds', parse: positiveInt, help: 'faults stop by then (300)' },
