@@ -233,12 +233,20 @@ export class OutboxPublisher {
     try {
       for (;;) {
         const rows = await claimForPublish(this.sql, this.deps.settings.batchSize);
-        await markPublished(this.sql, confirmed);
-        confirmed = [];
+        // The rows just claimed are PUBLISHING and must be sent whatever the mark of the
+        // last batch does: a mark that fails is kept for the next one (and the pass's
+        // end), not allowed to leave them without a message until the republisher's age.
+        confirmed = await markPublished(this.sql, confirmed).then(
+          () => [],
+          (error: unknown) => {
+            this.deps.logger.debug({ err: error, count: confirmed.length }, 'PUBLISHED marks not written; trying again after the next batch');
+            return confirmed;
+          },
+        );
         if (rows.length === 0) return total;
         const messages: JobMessage[] = rows.map((r) => ({ outboxId: asOutboxId(r.id), jobId: asJobId(r.job_id), kind: r.kind }));
         const outcome = await this.publishBatch(messages);
-        confirmed = outcome.confirmed;
+        confirmed = [...confirmed, ...outcome.confirmed];
         if (outcome.error) throw outcome.error;
         total += rows.length;
       }
