@@ -17,6 +17,7 @@ import { outboxStateBatch } from './outbox-state-batch';
 import type { ClaimArgs, ClaimRow } from './queries/claim-message';
 import type { OutboxStateRow } from './queries/get-outbox-state';
 import { completeJob } from './queries/complete-job';
+import { findLandedClaim } from './queries/find-landed-claim';
 import { completeOrphanMessage, finishJob } from './queries/finish-job';
 import { getJob } from './queries/get-job';
 import { toSnapshot, type JobRow } from './queries/job-row';
@@ -227,7 +228,8 @@ export class Runner {
       return { type: 'park', reason: ParkReason.WRONG_QUEUE, detail: `a ${message.kind} message on the ${registration.kind} queue` };
     }
     const token = randomUUID();
-    const claim = await this.claims.submit({ outboxId: message.outboxId, jobId: message.jobId, kind: registration.kind, token, leaseSeconds, attemptLimit, offered: direct });
+    const request: ClaimArgs = { outboxId: message.outboxId, jobId: message.jobId, kind: registration.kind, token, leaseSeconds, attemptLimit, offered: direct };
+    const claim = await this.claims.submit(request).catch((error: unknown) => this.claimIfLanded(request, error));
 
     if (!claim) {
       // Offered directly: someone else has the job (the broker's copy decides what it needs).
@@ -274,6 +276,22 @@ export class Runner {
     this.emit(claim as JobRow, JobEventReason.STARTED);
     if (direct) this.deps.metrics.fastStarted.add(1, { kind: registration.kind });
     return this.run(registration, message, job, token, leaseSeconds, attemptLimit, direct);
+  }
+
+  /**
+   * A claim that failed with a transient error may have committed with its answer lost:
+   * the row then holds its token, and the job would wait out the lease for a next claim
+   * that counts an attempt which never ran (and on the last attempt fails the job
+   * unrun). Read back by the token, repeated through an outage until this runner stops
+   * (the delivery stays held meanwhile). Not landed: the error stands, and the delivery
+   * comes again.
+   */
+  private async claimIfLanded(request: ClaimArgs, error: unknown): Promise<ClaimRow | undefined> {
+    if (!isTransientDbError(error)) throw error;
+    const landed = await repeatWhileTransient(() => findLandedClaim(this.relaxedSql, request), () => this.shuttingDown);
+    if (!landed) throw error;
+    this.deps.logger.warn({ err: error, outboxId: request.outboxId }, "a claim's answer was lost; it had landed, and the job runs");
+    return landed;
   }
 
   /**
