@@ -72,9 +72,9 @@ const refuseAs =
  *
  * graphql-js's NoUnusedFragments rule runs with them: the others measure what an
  * operation selects, and a fragment no operation spreads selects nothing of it, yet the
- * overlap check compares the fields inside every fragment definition (one unused
- * fragment of 5,000 `__typename`s is 12 million comparisons). Refused here, as unused
- * (GRAPHQL_VALIDATION_FAILED), such a fragment never reaches that check.
+ * overlap check compares the fields inside every fragment definition (graphql-js stops
+ * it after a budget: about 5 ms here for one unused fragment of 4,990 `__typename`s).
+ * Refused here, as unused (GRAPHQL_VALIDATION_FAILED), such a fragment never reaches it.
  */
 export function shapeRules(limits: QueryLimits): ValidationRule[] {
   const quiet = { propagateOnRejection: false, exposeLimits: true } as const;
