@@ -178,6 +178,11 @@ describe('make-up exams over GraphQL', () => {
     await expectRefused(INVIGILATOR, { input: { sessionId: session.id, teacherId: t0.id, availablePeriodIds: ['nope'] } }, /^availablePeriodIds\[0\] must be an id/);
     const inv = (await run(INVIGILATOR, { input: { sessionId: session.id, teacherId: t0.id, availablePeriodIds: periods.map((p) => p.id) } })).data!.setMakeupExamInvigilator;
     expect(inv).toMatchObject({ teacher: { code: t0.code }, availablePeriods: [{ position: 0 }, { position: 1 }, { position: 2 }] });
+    const PERIODS_PAGE = `query($id: ID!, $after: ID) { makeupExamSession(id: $id) { invigilators { availablePeriods(first: 1, after: $after) { position } } } }`;
+    const nextPage = await run(PERIODS_PAGE, { id: session.id, after: periods[0]!.id });
+    expect(nextPage.data!.makeupExamSession.invigilators[0].availablePeriods).toEqual([{ position: 1 }]);
+    // An id that is not one of its periods is refused, as on every page: restarting from the first would loop a client paging to the end.
+    await expectRefused(PERIODS_PAGE, { id: session.id, after: inv.id }, /^after: no period with id /);
     await run(INVIGILATOR, { input: { sessionId: session.id, teacherId: t1.id, availablePeriodIds: periods.map((p) => p.id) } });
 
     const SCORES = `mutation($input: RecordMakeupExamScoresInput!) { recordMakeupExamScores(input: $input) }`;

@@ -323,7 +323,9 @@ export class MakeupExamInvigilatorResolver {
     const { first, after } = checkPage(page);
     // At most MAX_PERIODS_PER_SESSION rows per invigilator: read them all, send a page.
     const all = await pageOf(ctx, 'MakeupExamInvigilatorPeriods', { first: sessions.MAX_PERIODS_PER_SESSION }, (em, ids) => sessions.availablePeriodsOf(em, ids), invigilator.id);
-    const start = after ? all.findIndex((p) => p.id === after) + 1 : 0;
+    const start = after === null ? 0 : all.findIndex((p) => p.id === after) + 1;
+    // An unknown cursor is the caller's mistake, as on every page: restarting would loop a client that pages to the end.
+    if (start === 0 && after !== null) throw badInput(`after: no period with id ${after} among this invigilator's`, { field: 'after', value: after });
     return all.slice(start, start + first);
   }
 }
