@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
-import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_PERIODS_PER_DAY, requireCode } from '../academic/validation';
+import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_NAME_LENGTH, MAX_PERIODS_PER_DAY, requireCode } from '../academic/validation';
 import { isUniqueViolation } from '../engine/errors';
 import { badInput, conflict } from '../errors';
 import { CttFormatError, parseCtt } from './ctt/ctt-format';
@@ -38,6 +38,8 @@ function checkModel(text: string, model: CttModel): void {
   const lines = lineIndex(text);
   const at = (line: number | undefined, message: string, details: Record<string, unknown> = {}) =>
     badInput(`line ${line ?? 1}: ${message}`, { line: line ?? 1, ...details });
+  // The term's name, as any edit of the term keeps it (and re-checks it on every update).
+  if (model.name.length > MAX_NAME_LENGTH) throw at(lines.header.get('Name:'), `Name must be at most ${MAX_NAME_LENGTH} characters, found ${model.name.length}`);
   if (model.days > MAX_DAYS_PER_WEEK) throw at(lines.header.get('Days:'), `Days must be at most ${MAX_DAYS_PER_WEEK}, found ${model.days}`);
   if (model.periodsPerDay > MAX_PERIODS_PER_DAY) {
     throw at(lines.header.get('Periods_per_day:'), `Periods_per_day must be at most ${MAX_PERIODS_PER_DAY}, found ${model.periodsPerDay}`);

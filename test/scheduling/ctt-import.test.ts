@@ -57,6 +57,8 @@ describe('importCurriculumTimetabling', () => {
       ['a curriculum naming an unknown course', comp01().replace(/^(q000\s+\d+\s+)\S+/m, '$1nosuch'), /line \d+: curriculum q000 lists unknown course nosuch/],
       ['a missing END.', comp01().replace('END.', ''), /missing "END\."/],
       ['a header that lies about the course count', comp01().replace('Courses: 30', 'Courses: 31'), /line 2: the header declares Courses: 31/],
+      // With a termCode the name is not the code, but it is still the term's name, which every later edit re-checks.
+      ['a name longer than a term name may be', comp01().replace(/^Name:\s*\S+/m, `Name: ${'n'.repeat(201)}`), /line 1: Name must be at most 200 characters, found 201/],
     ];
     for (const [what, text, message] of cases) await refused(importCurriculumTimetabling(em(), text, `BAD-${what.length}`), 'BAD_USER_INPUT', message);
     await refused(importCurriculumTimetabling(em(), '   '), 'BAD_USER_INPUT', /empty/);
