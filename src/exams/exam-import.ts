@@ -16,7 +16,7 @@ import { MAX_TORONTO_PERIODS, parseToronto } from './formats/toronto-format';
 import { ExamCapacityMode, PeriodConstraintKind, type ExamModel } from './model/exam-model';
 import { DEFAULT_PASSING_SCORE } from './model/makeup-session';
 import { ensureSessionCodeFree, MAX_PERIODS_PER_SESSION } from './session-service';
-import { MAX_EXAM_MINUTES } from './session-validation';
+import { MAX_EXAM_MINUTES, MAX_PENALTY, MAX_ROOM_CAPACITY, MAX_WEIGHT } from './session-validation';
 
 /** The published instances are at most ~650 KB; the API's body limit is usually lower still. */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
@@ -86,6 +86,28 @@ function checkLimits(model: ExamModel): void {
   if (longExam) throw badInput(`text: exam ${longExam.code} lasts ${longExam.duration} minutes; at most ${MAX_EXAM_MINUTES}`, { field: 'text' });
   const emptyRoom = model.rooms.find((r) => r.capacity < 1);
   if (emptyRoom) throw badInput(`text: room ${emptyRoom.code} has no seats`, { field: 'text' });
+  // The parser takes any whole number; the columns hold what an edit of the row takes (an
+  // edit checks the whole row again, so a value beyond it would make the row uneditable).
+  const beyond = (what: string, value: number, max: number) => {
+    if (value < 0 || value > max) throw badInput(`text: ${what} is ${value}; it must be from 0 to ${max}`, { field: 'text' });
+  };
+  model.periods.forEach((p, i) => beyond(`the penalty of period ${i}`, p.penalty, MAX_PENALTY));
+  for (const r of model.rooms) {
+    beyond(`the capacity of room ${r.code}`, r.capacity, MAX_ROOM_CAPACITY);
+    beyond(`the penalty of room ${r.code}`, r.penalty, MAX_PENALTY);
+  }
+  const w = model.weightings;
+  const weights: Array<[string, number]> = [
+    ['TWOINAROW', w.twoInARow],
+    ['TWOINADAY', w.twoInADay],
+    ['PERIODSPREAD', w.periodSpread],
+    ['NONMIXEDDURATIONS', w.nonMixedDurations],
+    ['FRONTLOAD (exams)', w.frontLoad.largestExams],
+    ['FRONTLOAD (periods)', w.frontLoad.lastPeriods],
+    ['FRONTLOAD (weight)', w.frontLoad.weight],
+    ['the proximity weight', w.proximity],
+  ];
+  for (const [name, value] of weights) beyond(`the weighting ${name}`, value, MAX_WEIGHT);
 }
 
 function defaultCode(input: ImportExamSessionInput): string {

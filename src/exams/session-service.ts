@@ -24,7 +24,7 @@ import {
 } from './entities';
 import { PeriodConstraintKind } from './model/exam-model';
 import type { ExamWeightings } from './model/weightings';
-import { MAX_EXAM_MINUTES, MAX_PENALTY, requireDate, requireScore, requireTime, requireWeightings, type WeightingsInput } from './session-validation';
+import { MAX_EXAM_MINUTES, MAX_PENALTY, MAX_ROOM_CAPACITY, requireDate, requireScore, requireTime, requireWeightings, type WeightingsInput } from './session-validation';
 
 /** The weights of a new term session unless it names others (ITC-2007's usual magnitudes; no front load). */
 export const DEFAULT_TERM_WEIGHTINGS: ExamWeightings = Object.freeze({
@@ -330,7 +330,7 @@ function roomFields(input: Omit<RoomInput, 'sessionId'>) {
   return {
     code,
     name: input.name == null ? code : requireName('name', input.name),
-    capacity: requireInt('capacity', input.capacity, 1, 1_000_000),
+    capacity: requireInt('capacity', input.capacity, 1, MAX_ROOM_CAPACITY),
     penalty: input.penalty == null ? 0 : requireInt('penalty', input.penalty, 0, MAX_PENALTY),
   };
 }

@@ -10,6 +10,7 @@ import { NO_WEIGHTS, type ExamWeightings } from './model/weightings';
 export const MAX_EXAM_MINUTES = 24 * 60;
 export const MAX_PENALTY = 1_000_000;
 export const MAX_WEIGHT = 1_000_000;
+export const MAX_ROOM_CAPACITY = 1_000_000;
 /** Scores are points; anything beyond this is a typing mistake. */
 export const MAX_SCORE = 1_000;
 

@@ -70,6 +70,15 @@ describe('importing a session', () => {
     await refused(importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text: '  ' }), 'BAD_USER_INPUT', /text: the \.exam file is empty/);
     await refused(importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text: TINY_EXAM, code: 'has blank' }), 'BAD_USER_INPUT', /code must not contain blanks/);
     await refused(importExamSession(em(), { format: 'XLS' as ExamFormat, text: TINY_EXAM }), 'BAD_USER_INPUT', /format must be one of/);
+    // Whole numbers beyond what an edit of the row takes: past an int column, or stored and then refused by every later edit of the row.
+    const beyond: Array<[string, RegExp]> = [
+      [TINY_EXAM.replace('[Rooms:2]\n3, 0', '[Rooms:2]\n3000000000, 0'), /^text: the capacity of room 0 is 3000000000; it must be from 0 to 1000000$/],
+      [TINY_EXAM.replace('[Rooms:2]\n3, 0', '[Rooms:2]\n2000000, 0'), /^text: the capacity of room 0 is 2000000/],
+      [TINY_EXAM.replace('2, 10\n[PeriodHard', '2, 5000000\n[PeriodHard'), /^text: the penalty of room 1 is 5000000; it must be from 0 to 1000000$/],
+      [TINY_EXAM.replace('13:00:00, 120, 5', '13:00:00, 120, 5000000'), /^text: the penalty of period 1 is 5000000/],
+      [TINY_EXAM.replace('TWOINAROW, 7', 'TWOINAROW, 3000000000'), /^text: the weighting TWOINAROW is 3000000000/],
+    ];
+    for (const [text, message] of beyond) await refused(importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text }), 'BAD_USER_INPUT', message);
     expect(await counts()).toEqual(before);
   });
 });
