@@ -92,6 +92,21 @@ describe('jobProgress subscription', () => {
     }
   });
 
+  it('follows a job named in upper case (as some clients print uuids) to its end', async () => {
+    const job = await enqueue(JobKind.AUTOMATIC_SCHEDULE, { steps: 2, stepMs: 300 });
+    const client = wsClient(server, server.tokens.admin);
+    try {
+      const sub = collect(client, JobProgressDocument, { jobId: job.id.toUpperCase() });
+      await sub.done;
+      const events = sub.results.map((r) => r.data!.jobProgress);
+      expect(events[0]!.reason).toBe('SNAPSHOT');
+      expect(events.map((e) => e.currentStep)).toContain('step 2');
+      expect(events.at(-1)!.status).toBe('SUCCEEDED');
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('gives the final snapshot of a finished job and completes', async () => {
     const job = await enqueue(JobKind.MAKEUP_EXAM_AUTO, { steps: 1, stepMs: 10 });
     const finished = await waitForJob(engine, job.id);

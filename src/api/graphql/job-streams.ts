@@ -20,10 +20,13 @@ export const snapshotEvent = (job: JobSnapshot): JobEvent => eventOf(job, JobEve
  */
 export async function jobProgressStream(
   deps: { engine: JobEngine; hub: JobEventHub; backlog?: SubscriptionBacklog },
-  jobId: string,
+  requestedId: string,
   viewer: Viewer,
 ): Promise<AsyncIterableIterator<JobEvent>> {
-  if (!isJobId(jobId)) throw notFoundError(`No job with id ${jobId}`);
+  if (!isJobId(requestedId)) throw notFoundError(`No job with id ${requestedId}`);
+  // PostgreSQL compares uuids whatever their case and answers in lower case, and events
+  // name their job so: a watch kept under the id as written (`3F2A…`) would hear none.
+  const jobId = requestedId.toLowerCase();
   let lastRank = -1;
   let early: JobEvent[] | null = [];
   const deliver = (event: JobEvent) => {
