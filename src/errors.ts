@@ -1,4 +1,4 @@
-import { EngineError, type EngineErrorCode } from './engine/errors';
+import { EngineError, isUniqueViolation, type EngineErrorCode } from './engine/errors';
 
 /**
  * The errors the domains (academic, scheduling) share: a mistake in what a person
@@ -21,3 +21,18 @@ export class UserError extends EngineError {
 export const badInput = (message: string, details?: Record<string, unknown>) => new UserError('BAD_USER_INPUT', message, details);
 export const notFound = (message: string, details?: Record<string, unknown>) => new UserError('NOT_FOUND', message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) => new UserError('CONFLICT', message, details);
+
+/**
+ * A write that takes a value a unique constraint keeps one of (a code), checked free
+ * before it writes. Of two edits racing for one value, both pass that check and the
+ * second meets the constraint when it commits: it gets `taken()` — the check's CONFLICT —
+ * not an internal error. `taken` null: the write takes no such value.
+ */
+export async function takenAsConflict<T>(write: Promise<T>, constraint: string, taken: (() => EngineError) | null): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (taken && isUniqueViolation(error, constraint)) throw taken();
+    throw error;
+  }
+}

@@ -5,7 +5,7 @@
  * transaction; a duplicate code is a CONFLICT; an unknown id is NOT_FOUND.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { badInput, conflict, notFound } from '../errors';
+import { badInput, conflict, notFound, takenAsConflict } from '../errors';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from './entities';
 import { keysetPage, keysetRootPage, type KeysetList, type Page } from './keyset-page';
 import {
@@ -136,10 +136,28 @@ async function findInTerm<T extends Teacher | Room | Course | Curriculum | Unava
   return row;
 }
 
-async function ensureCodeFree(em: EntityManager, entity: typeof Teacher | typeof Room | typeof Course | typeof Curriculum, termId: string, code: string, noun: string, exceptId?: string) {
+async function ensureCodeFree(em: EntityManager, entity: typeof Teacher | typeof Room | typeof Course | typeof Curriculum, termId: string, code: string, noun: CodedRow, exceptId?: string) {
   const existing = await em.findOne(entity as typeof Teacher, { term: termId, code });
-  if (existing && existing.id !== exceptId) throw conflict(`The term already has a ${noun} with code ${code}`, { field: 'code', value: code });
+  if (existing && existing.id !== exceptId) throw codeTaken(noun, code);
 }
+
+type CodedRow = 'term' | 'teacher' | 'room' | 'course' | 'curriculum';
+
+/** The unique constraint that keeps each kind of row's code its own. */
+const CODE_UNIQUE: Record<CodedRow, string> = {
+  term: 'academic_terms_code_unique',
+  teacher: 'academic_teachers_term_code_unique',
+  room: 'academic_rooms_term_code_unique',
+  course: 'academic_courses_term_code_unique',
+  curriculum: 'academic_curricula_term_code_unique',
+};
+
+const codeTaken = (noun: CodedRow, code: string) =>
+  conflict(noun === 'term' ? `A term with code ${code} already exists` : `The term already has a ${noun} with code ${code}`, { field: 'code', value: code });
+
+/** A write that gives a row its code (`code`, when it sets one): see takenAsConflict. */
+const keepsCodeUnique = <T>(noun: CodedRow, code: string | undefined, write: Promise<T>): Promise<T> =>
+  takenAsConflict(write, CODE_UNIQUE[noun], code === undefined ? null : () => codeTaken(noun, code));
 
 // ----- terms ------------------------------------------------------------------
 
@@ -154,17 +172,17 @@ export function validateTermInput(input: TermInput): Required<TermInput> {
 
 export async function createTerm(em: EntityManager, input: TermInput): Promise<AcademicTerm> {
   const valid = validateTermInput(input);
-  return em.transactional(async (tx) => {
-    if (await tx.findOne(AcademicTerm, { code: valid.code })) throw conflict(`A term with code ${valid.code} already exists`, { field: 'code', value: valid.code });
+  return keepsCodeUnique('term', valid.code, em.transactional(async (tx) => {
+    if (await tx.findOne(AcademicTerm, { code: valid.code })) throw codeTaken('term', valid.code);
     const term = tx.create(AcademicTerm, valid);
     await tx.flush();
     return term;
-  });
+  }));
 }
 
 /** Changing the week grid is allowed only while every course, unavailability and assignment still fits. */
 export async function updateTerm(em: EntityManager, id: string, patch: Patch<TermInput>): Promise<AcademicTerm> {
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('term', patch.code ?? undefined, em.transactional(async (tx) => {
     const term = await findTerm(tx, id);
     const merged = validateTermInput({
       code: patch.code ?? term.code,
@@ -174,9 +192,7 @@ export async function updateTerm(em: EntityManager, id: string, patch: Patch<Ter
       periodLabels:
         patch.periodLabels ?? (patch.periodsPerDay != null && patch.periodsPerDay !== term.periodsPerDay ? [] : term.periodLabels),
     });
-    if (merged.code !== term.code && (await tx.findOne(AcademicTerm, { code: merged.code }))) {
-      throw conflict(`A term with code ${merged.code} already exists`, { field: 'code', value: merged.code });
-    }
+    if (merged.code !== term.code && (await tx.findOne(AcademicTerm, { code: merged.code }))) throw codeTaken('term', merged.code);
     if (merged.daysPerWeek < term.daysPerWeek || merged.periodsPerDay < term.periodsPerDay) {
       const slots = merged.daysPerWeek * merged.periodsPerDay;
       const tooMany = await tx.findOne(Course, { term, $or: [{ lecturesPerWeek: { $gt: slots } }, { minWorkingDays: { $gt: merged.daysPerWeek } }] });
@@ -200,7 +216,7 @@ export async function updateTerm(em: EntityManager, id: string, patch: Patch<Ter
     tx.assign(term, merged);
     await tx.flush();
     return term;
-  });
+  }));
 }
 
 export async function deleteTerm(em: EntityManager, id: string): Promise<boolean> {
@@ -217,25 +233,25 @@ export async function createTeacher(em: EntityManager, input: TeacherInput): Pro
   const termId = requireId('termId', input.termId);
   const code = requireCode('code', input.code);
   const name = input.name == null ? code : requireName('name', input.name);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('teacher', code, em.transactional(async (tx) => {
     const term = await termForInput(tx, termId);
     await ensureCodeFree(tx, Teacher, term.id, code, 'teacher');
     const teacher = tx.create(Teacher, { term, code, name });
     await tx.flush();
     return teacher;
-  });
+  }));
 }
 
 export async function updateTeacher(em: EntityManager, id: string, patch: Patch<Omit<TeacherInput, 'termId'>>): Promise<Teacher> {
   const code = patch.code == null ? undefined : requireCode('code', patch.code);
   const name = patch.name == null ? undefined : requireName('name', patch.name);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('teacher', code, em.transactional(async (tx) => {
     const teacher = await findInTerm(tx, Teacher, 'teacherId', id, 'teacher');
     if (code !== undefined) await ensureCodeFree(tx, Teacher, teacher.term.id, code, 'teacher', teacher.id);
     tx.assign(teacher, { ...(code !== undefined && { code }), ...(name !== undefined && { name }) });
     await tx.flush();
     return teacher;
-  });
+  }));
 }
 
 export async function deleteTeacher(em: EntityManager, id: string): Promise<boolean> {
@@ -255,26 +271,26 @@ export async function createRoom(em: EntityManager, input: RoomInput): Promise<R
   const code = requireCode('code', input.code);
   const name = input.name == null ? code : requireName('name', input.name);
   const capacity = requireInt('capacity', input.capacity, 1);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('room', code, em.transactional(async (tx) => {
     const term = await termForInput(tx, termId);
     await ensureCodeFree(tx, Room, term.id, code, 'room');
     const room = tx.create(Room, { term, code, name, capacity });
     await tx.flush();
     return room;
-  });
+  }));
 }
 
 export async function updateRoom(em: EntityManager, id: string, patch: Patch<Omit<RoomInput, 'termId'>>): Promise<Room> {
   const code = patch.code == null ? undefined : requireCode('code', patch.code);
   const name = patch.name == null ? undefined : requireName('name', patch.name);
   const capacity = patch.capacity == null ? undefined : requireInt('capacity', patch.capacity, 1);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('room', code, em.transactional(async (tx) => {
     const room = await findInTerm(tx, Room, 'roomId', id, 'room');
     if (code !== undefined) await ensureCodeFree(tx, Room, room.term.id, code, 'room', room.id);
     tx.assign(room, { ...(code !== undefined && { code }), ...(name !== undefined && { name }), ...(capacity !== undefined && { capacity }) });
     await tx.flush();
     return room;
-  });
+  }));
 }
 
 export async function deleteRoom(em: EntityManager, id: string): Promise<boolean> {
@@ -302,7 +318,7 @@ export async function createCourse(em: EntityManager, input: CourseInput): Promi
   const code = requireCode('code', input.code);
   const name = input.name == null ? code : requireName('name', input.name);
   const teacherId = requireId('teacherId', input.teacherId);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('course', code, em.transactional(async (tx) => {
     const term = await termForInput(tx, termId);
     const numbers = checkCourseNumbers(term, input.lecturesPerWeek, input.minWorkingDays, input.students);
     const teacher = await findInTerm(tx, Teacher, 'teacherId', teacherId, 'teacher', term.id);
@@ -310,13 +326,13 @@ export async function createCourse(em: EntityManager, input: CourseInput): Promi
     const course = tx.create(Course, { term, code, name, teacher, ...numbers });
     await tx.flush();
     return course;
-  });
+  }));
 }
 
 export async function updateCourse(em: EntityManager, id: string, patch: Patch<Omit<CourseInput, 'termId'>>): Promise<Course> {
   const code = patch.code == null ? undefined : requireCode('code', patch.code);
   const name = patch.name == null ? undefined : requireName('name', patch.name);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('course', code, em.transactional(async (tx) => {
     const course = await findInTerm(tx, Course, 'courseId', id, 'course');
     const term = await findTerm(tx, course.term.id);
     const numbers = checkCourseNumbers(
@@ -342,7 +358,7 @@ export async function updateCourse(em: EntityManager, id: string, patch: Patch<O
     tx.assign(course, { ...numbers, ...(code !== undefined && { code }), ...(name !== undefined && { name }), ...(teacher && { teacher }) });
     await tx.flush();
     return course;
-  });
+  }));
 }
 
 export async function deleteCourse(em: EntityManager, id: string): Promise<boolean> {
@@ -372,7 +388,7 @@ export async function createCurriculum(em: EntityManager, input: CurriculumInput
   const termId = requireId('termId', input.termId);
   const code = requireCode('code', input.code);
   const name = input.name == null ? code : requireName('name', input.name);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('curriculum', code, em.transactional(async (tx) => {
     const term = await termForInput(tx, termId);
     const courses = await coursesOfTerm(tx, term.id, input.courseIds);
     await ensureCodeFree(tx, Curriculum, term.id, code, 'curriculum');
@@ -380,13 +396,13 @@ export async function createCurriculum(em: EntityManager, input: CurriculumInput
     curriculum.courses.set(courses);
     await tx.flush();
     return curriculum;
-  });
+  }));
 }
 
 export async function updateCurriculum(em: EntityManager, id: string, patch: Patch<Omit<CurriculumInput, 'termId'>>): Promise<Curriculum> {
   const code = patch.code == null ? undefined : requireCode('code', patch.code);
   const name = patch.name == null ? undefined : requireName('name', patch.name);
-  return em.transactional(async (tx) => {
+  return keepsCodeUnique('curriculum', code, em.transactional(async (tx) => {
     const curriculum = await findInTerm(tx, Curriculum, 'curriculumId', id, 'curriculum');
     const courses = patch.courseIds == null ? undefined : await coursesOfTerm(tx, curriculum.term.id, patch.courseIds);
     if (code !== undefined) await ensureCodeFree(tx, Curriculum, curriculum.term.id, code, 'curriculum', curriculum.id);
@@ -397,7 +413,7 @@ export async function updateCurriculum(em: EntityManager, id: string, patch: Pat
     }
     await tx.flush();
     return curriculum;
-  });
+  }));
 }
 
 export async function deleteCurriculum(em: EntityManager, id: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import { findTerm, listCourses, listTeachers } from '../academic/academic-servic
 import { keysetPage, keysetRootPage, type KeysetList, type Page } from '../academic/keyset-page';
 import { requireCode, requireId, requireInt, requireName } from '../academic/validation';
 import { badInput, conflict, notFound } from '../engine/errors';
+import { takenAsConflict } from '../errors';
 import {
   MakeupExam,
   MakeupExamConstraint,
@@ -178,7 +179,7 @@ export async function createMakeupSession(em: EntityManager, input: CreateSessio
   const passingScore = input.passingScore == null ? undefined : requireScore('passingScore', input.passingScore);
   const defaultExamDuration = input.defaultExamDuration == null ? undefined : requireInt('defaultExamDuration', input.defaultExamDuration, 1, MAX_EXAM_MINUTES);
   const weightings = requireWeightings('weightings', input.weightings, DEFAULT_TERM_WEIGHTINGS);
-  return em.transactional(async (tx) => {
+  return takenAsConflict(em.transactional(async (tx) => {
     const term = await findTerm(tx, termId).catch((error: { code?: string }) => {
       if (error.code === 'NOT_FOUND') throw badInput(`termId: no academic term with id ${termId}`, { field: 'termId', value: termId });
       throw error;
@@ -197,13 +198,17 @@ export async function createMakeupSession(em: EntityManager, input: CreateSessio
     });
     await tx.flush();
     return session;
-  });
+  }), SESSION_CODE_UNIQUE, () => sessionCodeTaken(code));
 }
 
 export async function ensureSessionCodeFree(em: EntityManager, code: string, exceptId?: string): Promise<void> {
   const existing = await em.findOne(MakeupExamSession, { code });
-  if (existing && existing.id !== exceptId) throw conflict(`A make-up exam session with code ${code} already exists`, { field: 'code', value: code });
+  if (existing && existing.id !== exceptId) throw sessionCodeTaken(code);
 }
+
+/** The constraint behind ensureSessionCodeFree: what an edit racing another for one code meets (see takenAsConflict). */
+const SESSION_CODE_UNIQUE = 'makeup_exam_sessions_code_unique';
+const sessionCodeTaken = (code: string) => conflict(`A make-up exam session with code ${code} already exists`, { field: 'code', value: code });
 
 export async function updateMakeupSession(em: EntityManager, id: string, patch: UpdateSessionInput): Promise<MakeupExamSession> {
   requireId('id', id);
@@ -211,7 +216,7 @@ export async function updateMakeupSession(em: EntityManager, id: string, patch: 
   const name = patch.name == null ? undefined : requireName('name', patch.name);
   const passingScore = patch.passingScore == null ? undefined : requireScore('passingScore', patch.passingScore);
   const defaultExamDuration = patch.defaultExamDuration == null ? undefined : requireInt('defaultExamDuration', patch.defaultExamDuration, 1, MAX_EXAM_MINUTES);
-  return em.transactional(async (tx) => {
+  return takenAsConflict(em.transactional(async (tx) => {
     const session = await findMakeupSession(tx, id, true, 'id');
     const weightings = patch.weightings == null ? undefined : requireWeightings('weightings', patch.weightings, session.weightings);
     if (code !== undefined && code !== session.code) {
@@ -225,7 +230,7 @@ export async function updateMakeupSession(em: EntityManager, id: string, patch: 
     touched(session);
     await tx.flush();
     return session;
-  });
+  }), SESSION_CODE_UNIQUE, code === undefined ? null : () => sessionCodeTaken(code));
 }
 
 /** Deletes the session with everything in it (its arrangement too). */

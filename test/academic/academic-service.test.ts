@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as academic from '../../src/academic/academic-service';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../src/academic/entities';
@@ -106,5 +108,31 @@ describe('academic services', () => {
     expect(await counts()).toEqual(before);
     expect((await em().findOneOrFail(Room, { id: room.id })).capacity).toBe(30);
     expect((await em().findOneOrFail(Course, { id: course.id })).lecturesPerWeek).toBe(2);
+  });
+});
+
+describe('two edits racing for one code', () => {
+  it('the one that commits second gets CONFLICT, as when the code was taken before it looked', async () => {
+    const term = await academic.createTerm(em(), { code: 'T-RACE', name: 'Race', daysPerWeek: 5, periodsPerDay: 4 });
+    // The first edit's row, written and not yet committed: the second's check does not see it,
+    // and its insert waits on the unique index until the first commits.
+    const first = new pg.Client({ connectionString: ctx.db.url });
+    await first.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query('INSERT INTO academic_teachers (id, term_id, code, name) VALUES ($1, $2, $3, $3)', [randomUUID(), term.id, 'T-SAME']);
+      const second = academic.createTeacher(em(), { termId: term.id, code: 'T-SAME' });
+      second.catch(() => undefined); // judged below; not an unhandled rejection should the wait fail first
+      const waiting = async () => (await ctx.db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'transactionid'`)).rows.length > 0;
+      for (let tries = 0; !(await waiting()); tries++) {
+        if (tries > 600) throw new Error('the second insert never waited on the first');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await first.query('COMMIT');
+      await refused(second, 'CONFLICT', /^The term already has a teacher with code T-SAME$/);
+    } finally {
+      await first.end();
+    }
+    expect(await em().count(Teacher, { term: term.id, code: 'T-SAME' })).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCourses, listTeachers } from '../../src/academic/academic-service';
 import { MakeupExam, MakeupExamEnrolment, MakeupExamSession, MakeupExamSessionFormat } from '../../src/exams/entities';
@@ -175,5 +176,36 @@ describe('a term session', () => {
     await refused(sessions.updateExam(em(), missing, { duration: 30 }), 'NOT_FOUND', /No make-up exam with id/);
     await refused(sessions.deleteRoom(em(), 'nope'), 'BAD_USER_INPUT', /id must be an id/);
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('two edits racing for one session code', () => {
+  it('the one that commits second gets CONFLICT, as when the code was taken before it looked', async () => {
+    const session = await importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text: TINY_EXAM, code: 'race-mine' });
+    // The first edit: a copy of the session under the code, written and not yet committed.
+    // The second's check does not see it; its update waits on the unique index until the first commits.
+    const first = new pg.Client({ connectionString: ctx.db.url });
+    await first.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query(
+        `INSERT INTO makeup_exam_sessions
+         SELECT (jsonb_populate_record(NULL::makeup_exam_sessions, to_jsonb(s) || jsonb_build_object('id', gen_random_uuid(), 'code', 'race-same'))).*
+         FROM makeup_exam_sessions s WHERE s.id = $1`,
+        [session.id],
+      );
+      const second = sessions.updateMakeupSession(em(), session.id, { code: 'race-same' });
+      second.catch(() => undefined); // judged below; not an unhandled rejection should the wait fail first
+      const waiting = async () => (await ctx.db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'transactionid'`)).rows.length > 0;
+      for (let tries = 0; !(await waiting()); tries++) {
+        if (tries > 600) throw new Error('the second edit never waited on the first');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await first.query('COMMIT');
+      await refused(second, 'CONFLICT', /^A make-up exam session with code race-same already exists$/);
+    } finally {
+      await first.end();
+    }
+    expect((await em().findOneOrFail(MakeupExamSession, session.id)).code).toBe('race-mine');
   });
 });
