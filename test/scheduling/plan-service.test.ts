@@ -75,6 +75,30 @@ describe('schedule plans', () => {
     expect(await deleteSchedulePlan(em(ctx.db), copy.id)).toBe(true);
   });
 
+  it('refuses to lock two lectures in one room and period, or two of one course in one period; unlocked they may meet', async () => {
+    const { term, plan } = await smallTerm(ctx.db, 'PLAN-CLASH');
+    const data = await loadTermData(em(ctx.db), term.id);
+    const [c0, c1] = data.courses;
+    const [r0, r1] = data.rooms;
+    const first = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 1, period: 1, roomId: r0.id });
+    await refused(
+      placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 1, roomId: r0.id }),
+      'BAD_USER_INPUT',
+      new RegExp(`^roomId: room ${r0.code} at day 1 period 1 already holds locked lecture 0 of ${c0.code}`),
+    );
+    await refused(
+      placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 1, day: 1, period: 1, roomId: r1.id }),
+      'BAD_USER_INPUT',
+      new RegExp(`^period: lecture 0 of ${c0.code} is locked at day 1 period 1 already`),
+    );
+    // Moving the same lecture within its own slot is no clash with itself.
+    expect((await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 1, period: 1, roomId: r0.id })).id).toBe(first.id);
+    // Unlocked it may share the room; locking it then is refused the same way.
+    const loose = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 1, roomId: r0.id, locked: false });
+    await refused(lockAssignment(em(ctx.db), loose.id), 'BAD_USER_INPUT', /^roomId: room .* already holds locked lecture 0/);
+    expect((await em(ctx.db).find(ScheduleAssignment, { plan: plan.id, locked: true })).map((a) => a.id)).toEqual([first.id]);
+  });
+
   it('loads the demo term once, with an empty draft plan', async () => {
     const db = await createTestDb('sched_demo');
     try {

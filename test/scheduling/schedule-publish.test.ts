@@ -61,7 +61,8 @@ describe('SCHEDULE_PUBLISH', () => {
     const [c0, c1] = data.courses;
     await updateCourse(em(ctx.db), c1.id, { teacherId: c0.teacher.id });
     await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 1, period: 2, roomId: data.rooms[0].id });
-    await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 2, roomId: data.rooms[0].id });
+    // Unlocked: two lectures may not be locked in one room and period, but a draft may hold them there.
+    await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 2, roomId: data.rooms[0].id, locked: false });
     const job = await publish(plan.id);
     expect(job.exclusiveKey).toBe(`term-publish:${term.id}`);
     const done = await waitForJob(engine!, job.id);
