@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireCode, requireInt } from '../academic/validation';
-import { badInput, conflict, isUniqueViolation } from '../engine/errors';
+import { badInput, conflict } from '../engine/errors';
+import { takenAsConflict } from '../errors';
 import { MakeupExam, MakeupExamConstraint, MakeupExamPeriod, MakeupExamRoom, MakeupExamSession, MakeupExamSessionFormat } from './entities';
 import { ExamFormatError } from './formats/exam-format-error';
 import { parseItc2007Exam } from './formats/itc2007-exam-format';
@@ -125,8 +126,8 @@ export async function importExamSession(em: EntityManager, input: ImportExamSess
   const model = parse(input);
   checkLimits(model);
   const sessionCode = code ?? defaultCode(input);
-  try {
-    return await em.transactional(async (tx) => {
+  return takenAsConflict(
+    em.transactional(async (tx) => {
       await ensureSessionCodeFree(tx, sessionCode);
       const session = tx.create(MakeupExamSession, {
         code: sessionCode,
@@ -170,11 +171,8 @@ export async function importExamSession(em: EntityManager, input: ImportExamSess
         );
       }
       return session;
-    });
-  } catch (error) {
-    if (isUniqueViolation(error, 'makeup_exam_sessions_code_unique')) {
-      throw conflict(`A make-up exam session with code ${sessionCode} already exists; give another code`, { field: 'code', value: sessionCode });
-    }
-    throw error;
-  }
+    }),
+    'makeup_exam_sessions_code_unique',
+    () => conflict(`A make-up exam session with code ${sessionCode} already exists; give another code`, { field: 'code', value: sessionCode }),
+  );
 }

@@ -6,8 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
 import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_NAME_LENGTH, MAX_PERIODS_PER_DAY, requireCode } from '../academic/validation';
-import { isUniqueViolation } from '../engine/errors';
-import { badInput, conflict } from '../errors';
+import { badInput, conflict, takenAsConflict } from '../errors';
 import { CttFormatError, parseCtt } from './ctt/ctt-format';
 import type { CttModel } from './ctt/model';
 
@@ -83,12 +82,11 @@ export async function importCurriculumTimetabling(em: EntityManager, text: strin
   }
   checkModel(text, model);
   const termCodeFinal = code ?? requireCode('termCode (the Name: of the file)', model.name);
+  const taken = () => conflict(`A term with code ${termCodeFinal} already exists; give another termCode`, { field: 'termCode', value: termCodeFinal });
 
-  try {
-    return await em.transactional(async (tx) => {
-      if (await tx.findOne(AcademicTerm, { code: termCodeFinal })) {
-        throw conflict(`A term with code ${termCodeFinal} already exists; give another termCode`, { field: 'termCode', value: termCodeFinal });
-      }
+  return takenAsConflict(
+    em.transactional(async (tx) => {
+      if (await tx.findOne(AcademicTerm, { code: termCodeFinal })) throw taken();
       const term = tx.create(AcademicTerm, {
         code: termCodeFinal,
         name: model.name,
@@ -129,11 +127,8 @@ export async function importCurriculumTimetabling(em: EntityManager, text: strin
       }
       await tx.flush();
       return term;
-    });
-  } catch (error) {
-    if (isUniqueViolation(error, 'academic_terms_code_unique')) {
-      throw conflict(`A term with code ${termCodeFinal} already exists; give another termCode`, { field: 'termCode', value: termCodeFinal });
-    }
-    throw error;
-  }
+    }),
+    'academic_terms_code_unique',
+    taken,
+  );
 }
