@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as academic from '../../src/academic/academic-service';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../../src/academic/entities';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, untilWaitingOnTransaction } from '../support/engine-harness';
 import { refused } from '../support/refused';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
@@ -123,11 +123,7 @@ describe('two edits racing for one code', () => {
       await first.query('INSERT INTO academic_teachers (id, term_id, code, name) VALUES ($1, $2, $3, $3)', [randomUUID(), term.id, 'T-SAME']);
       const second = academic.createTeacher(em(), { termId: term.id, code: 'T-SAME' });
       second.catch(() => undefined); // judged below; not an unhandled rejection should the wait fail first
-      const waiting = async () => (await ctx.db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'transactionid'`)).rows.length > 0;
-      for (let tries = 0; !(await waiting()); tries++) {
-        if (tries > 600) throw new Error('the second insert never waited on the first');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilWaitingOnTransaction(ctx.db.pool, 'the second insert waiting on the first');
       await first.query('COMMIT');
       await refused(second, 'CONFLICT', /^The term already has a teacher with code T-SAME$/);
     } finally {

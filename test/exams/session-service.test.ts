@@ -7,7 +7,7 @@ import { PeriodConstraintKind } from '../../src/exams/model/exam-model';
 import { loadSessionModel } from '../../src/exams/session-model';
 import * as sessions from '../../src/exams/session-service';
 import { createGeneratedTerm, generateTerm } from '../../src/scheduling/demo-data';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, untilWaitingOnTransaction } from '../support/engine-harness';
 import { refused } from '../support/refused';
 import { TINY_CRS, TINY_EXAM, TINY_STU } from './tiny-instances';
 
@@ -196,11 +196,7 @@ describe('two edits racing for one session code', () => {
       );
       const second = sessions.updateMakeupSession(em(), session.id, { code: 'race-same' });
       second.catch(() => undefined); // judged below; not an unhandled rejection should the wait fail first
-      const waiting = async () => (await ctx.db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'transactionid'`)).rows.length > 0;
-      for (let tries = 0; !(await waiting()); tries++) {
-        if (tries > 600) throw new Error('the second edit never waited on the first');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilWaitingOnTransaction(ctx.db.pool, 'the second edit waiting on the first');
       await first.query('COMMIT');
       await refused(second, 'CONFLICT', /^A make-up exam session with code race-same already exists$/);
     } finally {

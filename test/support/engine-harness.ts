@@ -84,6 +84,13 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
   }
 }
 
+/** Until a statement on the test's database waits for another transaction to end (a row or unique-index entry it holds). */
+export const untilWaitingOnTransaction = (pool: Pool, what: string): Promise<void> =>
+  until(what, async () => {
+    const { rows } = await pool.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'transactionid'`);
+    return rows.length > 0;
+  });
+
 /** Resolves with the job once an event shows it in a terminal status (or rejects after `timeoutMs`). */
 export function waitForJob(
   engine: { subscribe(l: (e: JobEvent) => void): () => void; getJob(id: string): Promise<JobSnapshot | null> },
