@@ -281,7 +281,16 @@ export function evaluateLectures(data: TermData, placed: Parameters<typeof descr
     if (error instanceof CttModelError) throw badInput(`The term ${data.term.code} cannot be timetabled as it is: ${error.message}`, { termId: data.term.id });
     throw error;
   }
-  const result = evaluateTimetable(instance, assignments);
+  let result;
+  try {
+    result = evaluateTimetable(instance, assignments);
+  } catch (error) {
+    // A lecture outside the term's week as it is now (the week shrank after it was placed).
+    if (error instanceof CttModelError) {
+      throw badInput(`The plan does not fit its term ${data.term.code} as the term is now: ${error.message}; place those lectures again, or schedule the plan again`, { termId: data.term.id });
+    }
+    throw error;
+  }
   return {
     hardViolations: result.hard.total,
     penalty: result.soft.total,

@@ -6,6 +6,7 @@ import {
   copySchedulePlan,
   createSchedulePlan,
   deleteSchedulePlan,
+  evaluateSchedulePlan,
   listAssignments,
   lockAssignment,
   placeLecture,
@@ -97,6 +98,20 @@ describe('schedule plans', () => {
     const loose = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 1, roomId: r0.id, locked: false });
     await refused(lockAssignment(em(ctx.db), loose.id), 'BAD_USER_INPUT', /^roomId: room .* already holds locked lecture 0/);
     expect((await em(ctx.db).find(ScheduleAssignment, { plan: plan.id, locked: true })).map((a) => a.id)).toEqual([first.id]);
+  });
+
+  it('a lecture outside the week as the term is now (it shrank after the lecture was placed) makes evaluation a BAD_USER_INPUT naming it', async () => {
+    const { term, plan } = await smallTerm(ctx.db, 'PLAN-SHRUNK');
+    const data = await loadTermData(em(ctx.db), term.id);
+    const [c0] = data.courses;
+    const placed = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 1, period: 1, roomId: data.rooms[0].id });
+    // As a schedule job that solved for the old week and committed after the week shrank leaves it.
+    await ctx.db.pool.query('UPDATE schedule_assignments SET day = $2 WHERE id = $1', [placed.id, term.daysPerWeek]);
+    await refused(
+      evaluateSchedulePlan(em(ctx.db), plan.id),
+      'BAD_USER_INPUT',
+      new RegExp(`^The plan does not fit its term PLAN-SHRUNK as the term is now: assignment of ${c0.code} has day ${term.daysPerWeek} period 1 out of range`),
+    );
   });
 
   it('loads the demo term once, with an empty draft plan', async () => {
