@@ -1,5 +1,5 @@
 import express, { type RequestHandler, type Response } from 'express';
-import { ErrorCode } from './graphql/errors';
+import { ErrorCode, errorBody } from './graphql/errors';
 
 /**
  * The body limit of each request: the full one for a caller whose token verified (an
@@ -31,6 +31,9 @@ export function declaredBodyLimit(limitOf: (res: Response) => number): RequestHa
     res
       .status(413)
       .set('Connection', 'close')
-      .json({ errors: [{ message: `The request body is larger than ${limit} bytes`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }] });
+      .json(tooLargeBody(limit));
   };
 }
+
+/** What a body over its limit is answered with, whether refused by its declared length or as it is read. */
+export const tooLargeBody = (limit: number | undefined) => errorBody(ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${limit} bytes`);

@@ -24,10 +24,13 @@ export enum ErrorCode {
   INTERNAL_SERVER_ERROR = 'INTERNAL_SERVER_ERROR',
 }
 
-/** The body of a 429 written before any GraphQL runs (a rate limit, a connection cap), in GraphQL's error shape. */
-export function rateLimitedBody(message: string, retryAfterSeconds: number): { errors: GraphQLFormattedError[] } {
-  return { errors: [{ message, extensions: { code: ErrorCode.RATE_LIMITED, retryAfterSeconds } }] };
+/** The body of an answer written before any GraphQL runs (a refusal in the HTTP middleware), in GraphQL's error shape. */
+export function errorBody(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): { errors: GraphQLFormattedError[] } {
+  return { errors: [{ message, extensions: { code, ...extensions } }] };
 }
+
+/** The body of a 429 written before any GraphQL runs (a rate limit, a connection cap). */
+export const rateLimitedBody = (message: string, retryAfterSeconds: number) => errorBody(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds });
 
 /** The HTTP status of a refusal that ends a request before execution (Apollo reads `extensions.http`). */
 const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ErrorCode } from './errors';
+import { ErrorCode, errorBody } from './errors';
 
 /**
  * Answers 405 (with `Allow: GET, POST`) to any other method at the GraphQL endpoint,
@@ -15,6 +15,6 @@ export function onlyGetAndPost(): RequestHandler {
     res
       .status(405)
       .set({ Allow: 'GET, POST', Connection: 'close' })
-      .json({ errors: [{ message: `The GraphQL endpoint takes GET and POST, not ${req.method.slice(0, 16)}`, extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
+      .json(errorBody(ErrorCode.BAD_USER_INPUT, `The GraphQL endpoint takes GET and POST, not ${req.method.slice(0, 16)}`));
   };
 }

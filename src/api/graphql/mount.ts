@@ -16,7 +16,7 @@ import { coalesceSocketWrites } from '../../engine/transport/coalesced-writes';
 import { AuthError, Authenticator, type ApiAuth } from '../auth/authenticator';
 import { isExpired, type Viewer } from '../auth/viewer';
 import { localeFromAcceptLanguage, localeFromParam, type Locale } from '../../i18n/locale';
-import { callerBodyLimit } from '../body-limit';
+import { callerBodyLimit, tooLargeBody } from '../body-limit';
 import { graphiqlHandler } from '../graphiql';
 import { behindRefusedCallers, httpRateLimit } from '../http-rate-limit';
 import { limitInFlightPerCaller } from '../in-flight-limit';
@@ -28,7 +28,7 @@ import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { DocumentCache, PersistedQueryCache } from './document-cache';
 import { documentCheck } from './document-check';
-import { apiError, createErrorFormatter, ErrorCode, newErrorRef } from './errors';
+import { apiError, createErrorFormatter, ErrorCode, errorBody, newErrorRef } from './errors';
 import { httpDocumentCheck } from './http-document-check';
 import { onlyGetAndPost } from './http-methods';
 import { JobEventHub } from './job-event-hub';
@@ -319,23 +319,19 @@ function requestErrors(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(error);
     const { type, status, limit } = error as { type?: string; status?: unknown; limit?: number };
     if (type === 'entity.too.large') {
-      res.status(413).json({
-        errors: [{ message: `The request body is larger than ${limit} bytes`, extensions: { code: ErrorCode.PAYLOAD_TOO_LARGE } }],
-      });
+      res.status(413).json(tooLargeBody(limit));
       return;
     }
     if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      res.status(400).json({ errors: [{ message: 'The request body is not valid JSON', extensions: { code: ErrorCode.BAD_USER_INPUT } }] });
+      res.status(400).json(errorBody(ErrorCode.BAD_USER_INPUT, 'The request body is not valid JSON'));
       return;
     }
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      res.status(400).json({
-        errors: [{ message: 'The request body could not be read: check its Content-Encoding and Content-Length', extensions: { code: ErrorCode.BAD_USER_INPUT } }],
-      });
+      res.status(400).json(errorBody(ErrorCode.BAD_USER_INPUT, 'The request body could not be read: check its Content-Encoding and Content-Length'));
       return;
     }
     const ref = newErrorRef();
     logger.error({ err: error, ref }, 'GraphQL request failed before its operation ran');
-    res.status(500).json({ errors: [{ message: `Internal server error (ref ${ref})`, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } }] });
+    res.status(500).json(errorBody(ErrorCode.INTERNAL_SERVER_ERROR, `Internal server error (ref ${ref})`));
   };
 }
