@@ -298,21 +298,25 @@ export class Runner {
    * The lease is gone. Usually another runner took the job over (or the rescuer put it
    * back), and there is nothing to do. But a claim lost in a database crash leaves the
    * row unclaimed with no message in the broker: it goes back to PENDING at once (see
-   * the query), or it would wait for the republisher.
+   * the query), or it would wait for the republisher. A delivery is acknowledged;
+   * a run that held none (`noDelivery`: offered directly) settles as not taken, so its
+   * broker copies go on as deliveries — one may be the message sent after the job was
+   * put back.
    */
-  private async leaseLost(outboxId: string, claimedAttempt: number, logger: Logger): Promise<Settlement> {
+  private async leaseLost(outboxId: string, claimedAttempt: number, logger: Logger, noDelivery: boolean): Promise<Settlement> {
+    const settlement = noDelivery ? NOT_TAKEN : ACK;
     try {
       if (await requeueLostClaim(this.sql, { outboxId, claimedAttempt })) {
         logger.warn('the claim on this job was lost (database restart); sending it again');
         this.deps.wakePublisher?.();
-        return ACK;
+        return settlement;
       }
     } catch (error) {
       // The database is away: the row stays as it is, and the republisher sends it again.
       logger.warn({ err: error }, 'could not check a lost lease; the outbox republisher will send the job again');
     }
     logger.warn('lease lost; another worker owns this job now');
-    return ACK;
+    return settlement;
   }
 
   private async run(
@@ -428,8 +432,7 @@ export class Runner {
       const unwritten = await heartbeat.stop();
       if (abortReason === 'lease-lost') {
         outcome = 'lease-lost';
-        const settlement = await this.leaseLost(message.outboxId, job.attempts, logger);
-        return direct ? NOT_TAKEN : settlement;
+        return await this.leaseLost(message.outboxId, job.attempts, logger, direct);
       }
       if (completedRow) {
         this.emit(completedRow, JobEventReason.SUCCEEDED);
@@ -544,7 +547,8 @@ export class Runner {
     try {
       const row = await this.completer.commit(completion);
       if (!row) {
-        await this.leaseLost(completion.outboxId, completion.attempt, logger);
+        // Settled by the caller from the outcome (a run that held no delivery: not taken).
+        await this.leaseLost(completion.outboxId, completion.attempt, logger, false);
         return 'lease-lost';
       }
       this.emit(row, JobEventReason.SUCCEEDED);
@@ -595,13 +599,9 @@ export class Runner {
     const durable = this.deps.transport.durable && !args.messageSettled;
 
     switch (args.abortReason) {
-      case 'lease-lost': {
+      case 'lease-lost':
         args.setOutcome('lease-lost');
-        const settlement = await this.leaseLost(message.outboxId, attempt, logger);
-        // No delivery held: the job's copies go on as deliveries (one may be the message
-        // sent after the job was put back).
-        return args.messageSettled ? NOT_TAKEN : settlement;
-      }
+        return this.leaseLost(message.outboxId, attempt, logger, args.messageSettled ?? false);
       case 'cancel': {
         args.setOutcome('cancelled');
         const row = await finishJob(this.sql, {
