@@ -189,7 +189,7 @@ export async function placeLecture(em: EntityManager, input: PlaceLectureInput):
     const period = requireInt('period', input.period, 0, term.periodsPerDay - 1, ` (0-based; ${term.periodsPerDay} periods a day)`);
     if (input.locked != null && typeof input.locked !== 'boolean') throw badInput('locked must be true or false', { field: 'locked' });
     const locked = input.locked ?? true;
-    if (locked) await refuseLockClash(tx, { planId: plan.id, courseId: course.id, courseCode: course.code, lectureIndex, day, period, roomId: room.id, roomCode: room.code });
+    if (locked) await refuseLockClash(tx, plan.id, { course, room, lectureIndex, day, period });
     let row = await tx.findOne(ScheduleAssignment, { plan, course, lectureIndex });
     if (row) tx.assign(row, { day, period, room, locked });
     else row = tx.create(ScheduleAssignment, { plan, course, lectureIndex, day, period, room, locked });
@@ -205,10 +205,7 @@ export async function setAssignmentLocked(em: EntityManager, assignmentId: strin
     const row = await tx.findOne(ScheduleAssignment, { id });
     if (!row) throw notFound(`No schedule assignment with id ${assignmentId}`, { assignmentId });
     requireDraft(await findSchedulePlan(tx, row.plan.id, true), locked ? 'locked' : 'unlocked');
-    if (locked && !row.locked) {
-      const [course, room] = [await tx.findOneOrFail(Course, { id: row.course.id }), await tx.findOneOrFail(Room, { id: row.room.id })];
-      await refuseLockClash(tx, { planId: row.plan.id, courseId: course.id, courseCode: course.code, lectureIndex: row.lectureIndex, day: row.day, period: row.period, roomId: room.id, roomCode: room.code });
-    }
+    if (locked && !row.locked) await refuseLockClash(tx, row.plan.id, await tx.populate(row, ['course', 'room']));
     row.locked = locked;
     await tx.flush();
     return row;
@@ -223,18 +220,19 @@ export async function setAssignmentLocked(em: EntityManager, assignmentId: strin
  */
 async function refuseLockClash(
   tx: EntityManager,
-  lecture: { planId: string; courseId: string; courseCode: string; lectureIndex: number; day: number; period: number; roomId: string; roomCode: string },
+  planId: string,
+  lecture: { course: Course; room: Room; lectureIndex: number; day: number; period: number },
 ): Promise<void> {
-  const there = await tx.find(ScheduleAssignment, { plan: lecture.planId, locked: true, day: lecture.day, period: lecture.period }, { populate: ['course'] });
-  const others = there.filter((a) => !(a.course.id === lecture.courseId && a.lectureIndex === lecture.lectureIndex));
+  const there = await tx.find(ScheduleAssignment, { plan: planId, locked: true, day: lecture.day, period: lecture.period }, { populate: ['course'] });
+  const others = there.filter((a) => !(a.course.id === lecture.course.id && a.lectureIndex === lecture.lectureIndex));
   const where = `day ${lecture.day} period ${lecture.period}`;
-  const sameRoom = others.find((a) => a.room.id === lecture.roomId);
+  const sameRoom = others.find((a) => a.room.id === lecture.room.id);
   if (sameRoom) {
-    throw badInput(`roomId: room ${lecture.roomCode} at ${where} already holds locked lecture ${sameRoom.lectureIndex} of ${sameRoom.course.code}; unlock it or choose another room or period`, { field: 'roomId' });
+    throw badInput(`roomId: room ${lecture.room.code} at ${where} already holds locked lecture ${sameRoom.lectureIndex} of ${sameRoom.course.code}; unlock it or choose another room or period`, { field: 'roomId' });
   }
-  const sameCourse = others.find((a) => a.course.id === lecture.courseId);
+  const sameCourse = others.find((a) => a.course.id === lecture.course.id);
   if (sameCourse) {
-    throw badInput(`period: lecture ${sameCourse.lectureIndex} of ${lecture.courseCode} is locked at ${where} already; a course's lectures take different periods`, { field: 'period' });
+    throw badInput(`period: lecture ${sameCourse.lectureIndex} of ${lecture.course.code} is locked at ${where} already; a course's lectures take different periods`, { field: 'period' });
   }
 }
 
