@@ -2,9 +2,10 @@
 // most `batchSize` ids per query, one sweep query per interval (the watched jobs taken
 // in turn when there are more), and a reconnect reads every watched job in batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiRole, type Viewer } from '../../src/api/auth/viewer';
 import { JobEventHub } from '../../src/api/graphql/job-event-hub';
 import { JobResync, type JobResyncSource } from '../../src/api/graphql/job-resync';
-import { snapshotEvent } from '../../src/api/graphql/job-streams';
+import { jobProgressStream, snapshotEvent } from '../../src/api/graphql/job-streams';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
 import { JOB_COLUMNS, toSnapshot, type JobRow } from '../../src/engine/queries/job-row';
@@ -148,17 +149,20 @@ describe('JobEventHub', () => {
     const hub = new JobEventHub(engine);
     try {
       const job = (await engine.enqueue({ kind: JobKind.SCHEDULE_PUBLISH, input: {}, requestedBy: 'scheduler-1' })).job;
-      const at = (sequence: number, status: JobStatus) => ({ ...job, sequence, status });
+      // Each write a second after the one before, as the database's clock would stamp them.
+      let clock = job.updatedAt.getTime();
+      const at = (sequence: number, status: JobStatus) => ({ ...job, sequence, status, updatedAt: new Date((clock += 1_000)) });
       const watcher: JobEvent[] = [];
       const dashboard: JobEvent[] = [];
       hub.watchAll((e) => dashboard.push(e));
-      hub.watchJob(job.id, (e) => watcher.push(e)).seen(snapshotEvent(at(1, JobStatus.QUEUED)));
+      hub.watchJob(job.id, (e) => watcher.push(e)).seen(snapshotEvent(job));
       // The claim (2) and two steps (3, 4) went out, then the database lost them in a crash.
       for (const sequence of [2, 3, 4]) hub.dispatch(eventOf(at(sequence, JobStatus.RUNNING), JobEventReason.STEP));
-      // The job ran again from sequence 1: its claim (2) and step (3) are stale, its end (4) is not.
+      // The job ran again from sequence 1: its claim (2) is stale, its end (3) is not.
       hub.dispatch(eventOf(at(2, JobStatus.RUNNING), JobEventReason.STARTED));
-      hub.dispatch(eventOf(at(3, JobStatus.SUCCEEDED), JobEventReason.SUCCEEDED));
-      hub.dispatch(eventOf(at(3, JobStatus.SUCCEEDED), JobEventReason.SUCCEEDED)); // a repeat
+      const end = eventOf(at(3, JobStatus.SUCCEEDED), JobEventReason.SUCCEEDED);
+      hub.dispatch(end);
+      hub.dispatch(end); // a repeat
       const seen = (events: JobEvent[]) => events.map((e) => [e.sequence, e.status]);
       const expected = [
         [2, 'RUNNING'],
@@ -168,6 +172,40 @@ describe('JobEventHub', () => {
       ];
       expect(seen(watcher)).toEqual(expected);
       expect(seen(dashboard)).toEqual(expected);
+    } finally {
+      hub.close();
+    }
+  });
+
+  it("drops a job's end that comes again after the job was retried: the job stays queued and its progress stream goes on", async () => {
+    const hub = new JobEventHub(engine);
+    try {
+      const job = (await engine.enqueue({ kind: JobKind.SCHEDULE_PUBLISH, input: {}, requestedBy: 'scheduler-1' })).job;
+      const { rows } = await ctx.db.pool.query<JobRow>(
+        `WITH done AS (UPDATE job_outbox SET state = 'COMPLETED', completed_at = now() WHERE job_id = $1)
+         UPDATE jobs SET status = 'FAILED', sequence = sequence + 1, updated_at = now(), completed_at = now(), exclusive_key = NULL
+          WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+        [job.id],
+      );
+      const failed = eventOf(toSnapshot(rows[0]!), JobEventReason.FAILED);
+      const dashboard: JobEvent[] = [];
+      hub.watchAll((e) => dashboard.push(e));
+      hub.dispatch(failed);
+      const retried = await engine.retry(job.id);
+      hub.dispatch(eventOf(retried, JobEventReason.RETRIED));
+      // A UI subscribes to the retried job; the broker then hands the hub the end again.
+      const scheduler: Viewer = { subject: 'scheduler-1', roles: new Set([ApiRole.SCHEDULER]), grants: new Set(), expiresAt: null };
+      const stream = await jobProgressStream({ engine, hub }, job.id, scheduler);
+      hub.dispatch(failed);
+      hub.offer(failed); // as a re-read that raced the retry would
+      const statuses = (events: JobEvent[]) => events.map((e) => `${e.sequence} ${e.status}`);
+      expect(statuses(dashboard)).toEqual([`${failed.sequence} FAILED`, `${retried.sequence} QUEUED`]);
+      expect(statuses([(await stream.next()).value as JobEvent])).toEqual([`${retried.sequence} QUEUED`]);
+      // Nothing else waits: the stale end neither arrived nor ended the stream.
+      const next = stream.next();
+      const outcome = await Promise.race([next.then(() => 'delivered'), new Promise((resolve) => setTimeout(resolve, 50, 'waiting'))]);
+      expect(outcome).toBe('waiting');
+      await stream.return?.();
     } finally {
       hub.close();
     }

@@ -11,26 +11,40 @@ export type HubListener = (event: JobEvent) => void;
 export const RECENT_JOBS_LIMIT = 50_000;
 
 /**
+ * Where a listener stands in one job's events: the rank (eventRank) of the newest
+ * event it was given, and when that event's row was written (`job.updatedAt`, from the
+ * database's one clock).
+ */
+export interface EventMark {
+  rank: number;
+  writtenAt: number;
+}
+
+/**
  * Orders a job's events. `eventRank` packs a sequence and whether its status is
- * terminal into one number; `isAhead` says whether an event is new to a listener whose
- * newest event had rank `last` (NOTHING_YET before the first).
+ * terminal into one number; `isAhead` says whether an event is new to a listener
+ * standing at `last` (null before its first event).
  *
- * An event is ahead when its sequence is higher, or when it is the job's end and the
- * listener has not seen an end — whatever its sequence. Why: claims, heartbeats and
- * steps commit without waiting for fsync, so a database crash can lose several of them
- * whose events already went out; the job's next writes then take those sequences
- * again, and its end may come at a sequence the listener has already passed. It must
- * not be dropped as stale. (Terminal writes wait for fsync, so a job's end is never
- * lost; a retry after an end starts above the end's sequence.)
+ * An event is ahead when its sequence is higher, or when it is the job's end, the
+ * listener has not seen an end, and the end was written after the listener's newest
+ * event. Why the end may come at a passed sequence: claims, heartbeats and steps commit
+ * without waiting for fsync, so a database crash can lose several of them whose events
+ * already went out; the job's next writes then take those sequences again, and its end
+ * may come at a sequence the listener has already passed — written later than the lost
+ * writes, it must not be dropped as stale. (Terminal writes wait for fsync, so a job's
+ * end is never lost.) Why the time: an end repeated or re-read after the job was
+ * retried (RETRIED starts above the end's sequence) was written before the retry, and
+ * is stale — handing it on would show a queued job as failed, and end its stream.
  */
 export const eventRank = (sequence: number, status: JobStatus): number => sequence * 2 + (isTerminal(status) ? 1 : 0);
 
-export function isAhead(last: number, sequence: number, status: JobStatus): boolean {
-  if (last < 0) return true;
-  const lastSequence = Math.floor(last / 2);
-  const lastTerminal = last % 2 === 1;
-  if (isTerminal(status) && !lastTerminal) return true;
-  return sequence > lastSequence;
+export const markOf = (event: JobEvent): EventMark => ({ rank: eventRank(event.sequence, event.status), writtenAt: event.job.updatedAt.getTime() });
+
+export function isAhead(last: EventMark | null, event: JobEvent): boolean {
+  if (last === null) return true;
+  if (event.sequence > Math.floor(last.rank / 2)) return true;
+  const lastTerminal = last.rank % 2 === 1;
+  return isTerminal(event.status) && !lastTerminal && event.job.updatedAt.getTime() > last.writtenAt;
 }
 
 /** A job some listener of this process watches, and the newest state its listeners were given. */
@@ -41,8 +55,6 @@ export interface WatchedJob {
   /** Its status then; null before the first. */
   status: JobStatus | null;
 }
-
-const NOTHING_YET = -1;
 
 /** One listener of one job. */
 export interface JobWatch {
@@ -62,8 +74,8 @@ interface JobEntry {
   listeners: HubListener | Set<HubListener>;
   sequence: number;
   status: JobStatus | null;
-  /** eventRank of the newest event given; NOTHING_YET before the first. */
-  rank: number;
+  /** Where the job's listeners stand; null before the first event. */
+  mark: EventMark | null;
 }
 
 /**
@@ -83,8 +95,8 @@ interface JobEntry {
 export class JobEventHub {
   private readonly byJob = new Map<string, JobEntry>();
   private readonly everyJob = new Set<HubListener>();
-  /** jobId → eventRank of the newest event given to the every-job listeners; kept only while there are any. */
-  private readonly recent = new Map<string, number>();
+  /** jobId → where the every-job listeners stand in that job's events; kept only while there are any. */
+  private readonly recent = new Map<string, EventMark>();
   private readonly unsubscribe: () => void;
   private gapListener: ((jobId: string) => void) | null = null;
   private jobListenerCount = 0;
@@ -108,7 +120,7 @@ export class JobEventHub {
   watchJob(jobId: string, listener: HubListener): JobWatch {
     let entry = this.byJob.get(jobId);
     if (entry === undefined) {
-      entry = { listeners: listener, sequence: -1, status: null, rank: NOTHING_YET };
+      entry = { listeners: listener, sequence: -1, status: null, mark: null };
       this.byJob.set(jobId, entry);
     } else if (typeof entry.listeners === 'function') entry.listeners = new Set([entry.listeners, listener]);
     else entry.listeners.add(listener);
@@ -181,12 +193,11 @@ export class JobEventHub {
 
   /** False when the job's listeners already have this sequence or a newer one. */
   private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean, except?: HubListener): boolean {
-    if (!isAhead(entry.rank, event.sequence, event.status)) return false;
-    const rank = eventRank(event.sequence, event.status);
+    if (!isAhead(entry.mark, event)) return false;
     const gap = detectGap && entry.sequence >= 0 && event.sequence > entry.sequence + 1 && !isTerminal(event.status);
     entry.sequence = event.sequence;
     entry.status = event.status;
-    entry.rank = rank;
+    entry.mark = markOf(event);
     const listeners = entry.listeners;
     if (typeof listeners === 'function') {
       if (listeners !== except) safely(listeners, event);
@@ -196,10 +207,9 @@ export class JobEventHub {
   }
 
   private isNewForEveryJob(event: JobEvent): boolean {
-    const rank = eventRank(event.sequence, event.status);
     const last = this.recent.get(event.jobId);
     if (last !== undefined) {
-      if (!isAhead(last, event.sequence, event.status)) {
+      if (!isAhead(last, event)) {
         this.dropped++;
         return false;
       }
@@ -207,7 +217,7 @@ export class JobEventHub {
     } else if (this.recent.size >= RECENT_JOBS_LIMIT) {
       this.recent.delete(this.recent.keys().next().value!);
     }
-    this.recent.set(event.jobId, rank);
+    this.recent.set(event.jobId, markOf(event));
     return true;
   }
 }

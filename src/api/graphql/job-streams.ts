@@ -4,7 +4,7 @@ import { canSeeJob, type Viewer } from '../auth/viewer';
 import type { SubscriptionBacklog } from './context';
 import { notFoundError } from './errors';
 import { EventStream } from './event-stream';
-import { eventRank, isAhead, type JobEventHub } from './job-event-hub';
+import { eventRank, isAhead, markOf, type EventMark, type JobEventHub } from './job-event-hub';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isJobId = (id: string): boolean => UUID.test(id);
@@ -27,11 +27,11 @@ export async function jobProgressStream(
   // PostgreSQL compares uuids whatever their case and answers in lower case, and events
   // name their job so: a watch kept under the id as written (`3F2A…`) would hear none.
   const jobId = requestedId.toLowerCase();
-  let lastRank = -1;
+  let last: EventMark | null = null;
   let early: JobEvent[] | null = [];
   const deliver = (event: JobEvent) => {
-    if (!isAhead(lastRank, event.sequence, event.status)) return;
-    lastRank = eventRank(event.sequence, event.status);
+    if (!isAhead(last, event)) return;
+    last = markOf(event);
     stream.push(event);
     if (isTerminal(event.status)) stream.end();
   };
