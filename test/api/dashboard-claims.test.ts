@@ -72,4 +72,47 @@ describe('dashboards counted by the socket server', () => {
       second.socket.close();
     }
   });
+
+  it('an id reused while its operation is still being admitted closes the socket (4409), and every operation the socket started ends with it', async () => {
+    // Two places per subject: the two operations under one id both get one.
+    const roomy = await startTestApiServer({ engine, limits: { socket: { maxDashboardsPerSubject: 2 } } });
+    const connect = async () => {
+      const socket = await rawSocket({ wsUrl: roomy.wsUrl });
+      socket.send({ type: 'connection_init', payload: { authorization: `Bearer ${roomy.tokens.scheduler}` } });
+      await waitUntil(() => socket.messages.some((m) => (m as Message).type === 'connection_ack'));
+      return socket;
+    };
+    try {
+      const reusing = await connect();
+      // Subscribe, complete and subscribe again under one id, in one write: the second
+      // subscribe arrives while the first is still being admitted.
+      const tcp = (reusing.socket as unknown as { _socket: import('node:net').Socket })._socket;
+      tcp.cork();
+      reusing.send({ id: 'board', type: 'subscribe', payload: { query: plain } });
+      reusing.send({ id: 'board', type: 'complete' });
+      reusing.send({ id: 'board', type: 'subscribe', payload: { query: plain } });
+      tcp.uncork();
+      // The server closes the socket; were both operations let run, events would reach them.
+      const running = async () => {
+        while (!reusing.messages.some((m) => (m as Message).id === 'board' && (m as Message).type === 'next')) {
+          await engine.enqueue({ kind: JobKind.SCHEDULE_PUBLISH, input: { steps: 0 }, requestedBy: 'admin-1' });
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      };
+      await Promise.race([reusing.closed, running()]);
+      reusing.socket.close();
+      const { code } = await reusing.closed;
+      // Both places are free again: the subject's two dashboards on a new socket run.
+      const fresh = await connect();
+      try {
+        expect(await outcome(fresh, 'one', plain)).toBe('runs');
+        expect(await outcome(fresh, 'two', plain)).toBe('runs');
+      } finally {
+        fresh.socket.close();
+      }
+      expect(code).toBe(4409);
+    } finally {
+      await roomy.close();
+    }
+  });
 });

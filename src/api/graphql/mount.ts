@@ -4,9 +4,9 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { getOperationAST, NoSchemaIntrospectionCustomRule, OperationTypeNode, type ExecutionArgs, type GraphQLError } from 'graphql';
-import { CloseCode } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, type ExecutionArgs } from 'graphql';
+import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { keepClientProtocolErrorsOut } from './client-protocol-errors';
@@ -35,6 +35,7 @@ import { JobEventHub } from './job-event-hub';
 import { JobResync } from './job-resync';
 import { operationCost, parseOptions, shapeRules } from './limits';
 import { SocketLimits, TRY_AGAIN_LATER } from './socket-limits';
+import { SocketOperations } from './socket-operations';
 
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHIQL_PATH = '/graphiql';
@@ -104,6 +105,59 @@ export function graphqlMount(
       dropStalledSendWith(request.socket, () => socket.terminate());
       keepClientProtocolErrorsOut(socket, logger, addresses.addressOf(request));
     });
+    const operations = new SocketOperations();
+    /** A subscribe message's checks, cheapest first: what to execute, or the errors to answer. */
+    const admitSubscribe = async (
+      ctx: Context<Record<string, unknown> | undefined, Extra & SocketExtra>,
+      id: string,
+      payload: SubscribePayload,
+    ): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+      const viewer = ctx.extra.viewer;
+      if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
+      if (!(await refusedCallers.turn(subjectCaller(viewer.subject)))) {
+        return [apiError(ErrorCode.RATE_LIMITED, 'Too many subscribes waiting from callers refused lately; try again in 1 s', { retryAfterSeconds: 1 })];
+      }
+      const refused = await socketLimits.admitOperation(viewer, operations.open(ctx.extra.socket), ctx.extra.socket);
+      if (refused) return [refused];
+      if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
+      let cost = 0;
+      const checked = checkDocument(payload.query, (document) => {
+        const priced = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
+        cost = priced.cost;
+        return priced.error ?? socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
+      });
+      if (Array.isArray(checked)) {
+        socketLimits.documentRefused(viewer);
+        return checked;
+      }
+      const document = checked;
+      const dashboard = socketLimits.claimDashboard(viewer, document, payload.operationName);
+      if (dashboard instanceof GraphQLError) return [dashboard];
+      if (dashboard) operations.hold(ctx.extra.socket, id, payload, dashboard.release);
+      const contextValue = createContext(deps, viewer, ctx.extra.locale);
+      const maxPending = socketLimits.settings.maxPendingEvents;
+      contextValue.backlog = {
+        maxPending,
+        onOverflow: () => {
+          // No close frame: it would wait behind what the client is not reading.
+          logger.warn({ subject: viewer.subject, maxPending }, 'socket dropped: its client is too far behind on its events (WS_MAX_PENDING_EVENTS)');
+          ctx.extra.socket.terminate();
+        },
+      };
+      // A subscription pays its run-time charges on every event: they come out of the
+      // per-event budget, not the one-off operation limit.
+      const isSubscription = getOperationAST(document, payload.operationName ?? undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
+      const budget = isSubscription ? Math.min(settings.maxComplexity, socketLimits.settings.maxEventCost) : settings.maxComplexity;
+      contextValue.cost.allow(budget - cost);
+      const args: ExecutionArgs = {
+        schema,
+        document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        contextValue,
+      };
+      return args;
+    };
     const formatSocketErrors = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
     const socketServer = useServer<Record<string, unknown> | undefined, SocketExtra>(
       {
@@ -145,50 +199,17 @@ export function graphqlMount(
           }
         },
         onSubscribe: async (ctx, id, payload) => {
-          const viewer = ctx.extra.viewer;
-          if (!viewer || isExpired(viewer)) return [apiError(ErrorCode.UNAUTHENTICATED, 'The token has expired; connect again with a new one')];
-          if (!(await refusedCallers.turn(subjectCaller(viewer.subject)))) {
-            return [apiError(ErrorCode.RATE_LIMITED, 'Too many subscribes waiting from callers refused lately; try again in 1 s', { retryAfterSeconds: 1 })];
+          const socket = ctx.extra.socket;
+          if (!operations.begin(socket, id, payload)) {
+            socket.close(CloseCode.SubscriberAlreadyExists, 'Subscriber for this id already exists: its operation has not ended');
+            return [apiError(ErrorCode.BAD_USER_INPUT, 'An operation with this id has not ended')];
           }
-          const refused = await socketLimits.admitOperation(viewer, Object.keys(ctx.subscriptions).length, ctx.extra.socket);
-          if (refused) return [refused];
-          if (typeof payload.query !== 'string') return [apiError(ErrorCode.BAD_USER_INPUT, 'The subscribe message has no query')];
-          let cost = 0;
-          const checked = checkDocument(payload.query, (document) => {
-            const priced = operationCost(schema, document, payload.operationName, payload.variables, settings.maxComplexity);
-            cost = priced.cost;
-            return priced.error ?? socketLimits.eventCostError(schema, document, payload.operationName, payload.variables);
-          });
-          if (Array.isArray(checked)) {
-            socketLimits.documentRefused(viewer);
-            return checked;
-          }
-          const document = checked;
-          const overDashboards = socketLimits.claimDashboard(ctx.extra.socket, id, viewer, document, payload.operationName);
-          if (overDashboards) return [overDashboards];
-          const contextValue = createContext(deps, viewer, ctx.extra.locale);
-          const maxPending = socketLimits.settings.maxPendingEvents;
-          contextValue.backlog = {
-            maxPending,
-            onOverflow: () => {
-              // No close frame: it would wait behind what the client is not reading.
-              logger.warn({ subject: viewer.subject, maxPending }, 'socket dropped: its client is too far behind on its events (WS_MAX_PENDING_EVENTS)');
-              ctx.extra.socket.terminate();
-            },
-          };
-          // A subscription pays its run-time charges on every event: they come out of the
-          // per-event budget, not the one-off operation limit.
-          const isSubscription = getOperationAST(document, payload.operationName ?? undefined)?.operation === OperationTypeNode.SUBSCRIPTION;
-          const budget = isSubscription ? Math.min(settings.maxComplexity, socketLimits.settings.maxEventCost) : settings.maxComplexity;
-          contextValue.cost.allow(budget - cost);
-          const args: ExecutionArgs = {
-            schema,
-            document,
-            operationName: payload.operationName,
-            variableValues: payload.variables,
-            contextValue,
-          };
-          return args;
+          const admitted = await admitSubscribe(ctx, id, payload);
+          if (Array.isArray(admitted)) operations.ended(socket, id, payload);
+          return admitted;
+        },
+        onOperation: (ctx, id, payload, _args, result) => {
+          operations.started(ctx.extra.socket, id, payload, result);
         },
         onNext: (_ctx, _id, _payload, args, result) => {
           // One subscription executes once per event on the same context: each event
@@ -198,7 +219,7 @@ export function graphqlMount(
           return result.errors ? { ...result, errors: formatSocketErrors(result.errors) } : undefined;
         },
         onError: (_ctx, _id, _payload, errors) => formatSocketErrors(errors),
-        onComplete: (ctx, id) => socketLimits.operationEnded(ctx.extra.socket, id),
+        onComplete: (ctx, id, payload) => operations.ended(ctx.extra.socket, id, payload),
       },
       wsServer,
     );

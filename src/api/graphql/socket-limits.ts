@@ -69,8 +69,6 @@ export class SocketLimits {
   private readonly byAddress = new OpenCounts();
   private readonly bySubject = new OpenCounts();
   private readonly dashboards = new OpenCounts();
-  /** Per socket, its open dashboards: operation id to subject. */
-  private readonly dashboardsBySocket = new WeakMap<WebSocket, Map<string, string>>();
   private readonly subscribes: KeyedRateLimiter;
   private readonly connects: KeyedRateLimiter;
   /** RATE_LIMITED answers per socket in the current window. */
@@ -269,45 +267,25 @@ export class SocketLimits {
    * dashboard) claims one of its subject's dashboards, or is refused (RATE_LIMITED) at the
    * cap. A dashboard runs its selection for every job's every event, so its cost grows
    * with the whole service's traffic, not with one job's: a few per person is what an
-   * office needs, and more from one token is a flood. The claim ends with the operation
-   * (`operationEnded`) or with its socket, whichever comes first. Null if admitted.
+   * office needs, and more from one token is a flood. Null for any other operation; else
+   * the refusal, or the claim, whose `release` runs when the operation ends (by itself, by
+   * the client, or with its socket: SocketOperations.hold).
    */
-  claimDashboard(
-    socket: WebSocket,
-    id: string,
-    viewer: Viewer,
-    document: DocumentNode,
-    operationName: string | null | undefined,
-  ): GraphQLError | null {
+  claimDashboard(viewer: Viewer, document: DocumentNode, operationName: string | null | undefined): GraphQLError | { release: () => void } | null {
     if (!isDashboard(document, operationName)) return null;
-    // Closed while the operation was being admitted: its 'close' has fired, nothing would release the claim.
-    if (socket.readyState !== socket.OPEN) return null;
     const max = this.settings.maxDashboardsPerSubject;
     if (this.dashboards.get(viewer.subject) >= max) {
       return apiError(ErrorCode.RATE_LIMITED, `This token has ${max} jobEvents subscriptions open, the most allowed: complete one first`, { limit: max });
     }
     this.dashboards.opened(viewer.subject);
-    let claims = this.dashboardsBySocket.get(socket);
-    if (!claims) {
-      const mine = new Map<string, string>();
-      claims = mine;
-      this.dashboardsBySocket.set(socket, mine);
-      socket.once('close', () => {
-        for (const subject of mine.values()) this.dashboards.closed(subject);
-        mine.clear();
-      });
-    }
-    claims.set(id, viewer.subject);
-    return null;
-  }
-
-  /** graphql-ws's onComplete: the operation `id` on this socket has ended (by itself, by the client, or by the socket closing). */
-  operationEnded(socket: WebSocket, id: string): void {
-    const claims = this.dashboardsBySocket.get(socket);
-    const subject = claims?.get(id);
-    if (subject === undefined) return;
-    claims!.delete(id);
-    this.dashboards.closed(subject);
+    let claimed = true;
+    return {
+      release: () => {
+        if (!claimed) return;
+        claimed = false;
+        this.dashboards.closed(viewer.subject);
+      },
+    };
   }
 
   /** Counts a RATE_LIMITED answer to `socket`; past REFUSALS_BEFORE_CLOSE in a window, closes it and penalises its subject. */
