@@ -8,6 +8,7 @@ import { Migration20261202130000 } from './Migration20261202130000';
 import { Migration20261203090000 } from './Migration20261203090000';
 import { Migration20261203100000 } from './Migration20261203100000';
 import { Migration20261204090000 } from './Migration20261204090000';
+import { Migration20261207090000 } from './Migration20261207090000';
 
 /** Every migration, in order. A new file from `npm run migration:create` must be added here. */
 export const migrationsList: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261203090000', class: Migration20261203090000 },
   { name: 'Migration20261203100000', class: Migration20261203100000 },
   { name: 'Migration20261204090000', class: Migration20261204090000 },
+  { name: 'Migration20261207090000', class: Migration20261207090000 },
 ];

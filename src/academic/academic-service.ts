@@ -213,6 +213,7 @@ export async function updateTerm(em: EntityManager, id: string, patch: Patch<Ter
         );
       if (Number(count) > 0) throw badInput(`daysPerWeek/periodsPerDay: ${count} scheduled lectures of this term would fall outside the week`, { field: 'daysPerWeek' });
     }
+    if (merged.daysPerWeek !== term.daysPerWeek || merged.periodsPerDay !== term.periodsPerDay) await changesTimetables(tx, term.id);
     tx.assign(term, merged);
     await tx.flush();
     return term;
@@ -274,6 +275,7 @@ export async function createRoom(em: EntityManager, input: RoomInput): Promise<R
   return keepsCodeUnique('room', code, em.transactional(async (tx) => {
     const term = await termForInput(tx, termId);
     await ensureCodeFree(tx, Room, term.id, code, 'room');
+    await changesTimetables(tx, term.id);
     const room = tx.create(Room, { term, code, name, capacity });
     await tx.flush();
     return room;
@@ -287,6 +289,7 @@ export async function updateRoom(em: EntityManager, id: string, patch: Patch<Omi
   return keepsCodeUnique('room', code, em.transactional(async (tx) => {
     const room = await findInTerm(tx, Room, 'roomId', id, 'room');
     if (code !== undefined) await ensureCodeFree(tx, Room, room.term.id, code, 'room', room.id);
+    if (capacity !== undefined && capacity !== room.capacity) await changesTimetables(tx, room.term.id);
     tx.assign(room, { ...(code !== undefined && { code }), ...(name !== undefined && { name }), ...(capacity !== undefined && { capacity }) });
     await tx.flush();
     return room;
@@ -297,6 +300,7 @@ export async function deleteRoom(em: EntityManager, id: string): Promise<boolean
   return em.transactional(async (tx) => {
     const room = await findInTerm(tx, Room, 'roomId', id, 'room');
     await refuseIfPublished(tx, 'room_id', room.id, `Room ${room.code}`);
+    await changesTimetables(tx, room.term.id);
     await tx.nativeDelete(Room, { id: room.id });
     return true;
   });
@@ -323,6 +327,7 @@ export async function createCourse(em: EntityManager, input: CourseInput): Promi
     const numbers = checkCourseNumbers(term, input.lecturesPerWeek, input.minWorkingDays, input.students);
     const teacher = await findInTerm(tx, Teacher, 'teacherId', teacherId, 'teacher', term.id);
     await ensureCodeFree(tx, Course, term.id, code, 'course');
+    await changesTimetables(tx, term.id);
     const course = tx.create(Course, { term, code, name, teacher, ...numbers });
     await tx.flush();
     return course;
@@ -343,6 +348,9 @@ export async function updateCourse(em: EntityManager, id: string, patch: Patch<O
     );
     const teacher = patch.teacherId == null ? undefined : await findInTerm(tx, Teacher, 'teacherId', patch.teacherId, 'teacher', term.id);
     if (code !== undefined) await ensureCodeFree(tx, Course, term.id, code, 'course', course.id);
+    const renumbered =
+      numbers.lecturesPerWeek !== course.lecturesPerWeek || numbers.minWorkingDays !== course.minWorkingDays || numbers.students !== course.students;
+    if (renumbered || (teacher !== undefined && teacher.id !== course.teacher.id)) await changesTimetables(tx, term.id);
     if (numbers.lecturesPerWeek < course.lecturesPerWeek) {
       // Lectures that no longer exist leave the drafts; a published plan keeps its shape.
       await refuseIfPublished(tx, 'course_id', course.id, `Course ${course.code}`, numbers.lecturesPerWeek);
@@ -365,6 +373,7 @@ export async function deleteCourse(em: EntityManager, id: string): Promise<boole
   return em.transactional(async (tx) => {
     const course = await findInTerm(tx, Course, 'courseId', id, 'course');
     await refuseIfPublished(tx, 'course_id', course.id, `Course ${course.code}`);
+    await changesTimetables(tx, course.term.id);
     await tx.nativeDelete(Course, { id: course.id });
     return true;
   });
@@ -392,6 +401,7 @@ export async function createCurriculum(em: EntityManager, input: CurriculumInput
     const term = await termForInput(tx, termId);
     const courses = await coursesOfTerm(tx, term.id, input.courseIds);
     await ensureCodeFree(tx, Curriculum, term.id, code, 'curriculum');
+    await changesTimetables(tx, term.id);
     const curriculum = tx.create(Curriculum, { term, code, name });
     curriculum.courses.set(courses);
     await tx.flush();
@@ -406,6 +416,7 @@ export async function updateCurriculum(em: EntityManager, id: string, patch: Pat
     const curriculum = await findInTerm(tx, Curriculum, 'curriculumId', id, 'curriculum');
     const courses = patch.courseIds == null ? undefined : await coursesOfTerm(tx, curriculum.term.id, patch.courseIds);
     if (code !== undefined) await ensureCodeFree(tx, Curriculum, curriculum.term.id, code, 'curriculum', curriculum.id);
+    if (courses) await changesTimetables(tx, curriculum.term.id);
     tx.assign(curriculum, { ...(code !== undefined && { code }), ...(name !== undefined && { name }) });
     if (courses) {
       await curriculum.courses.init();
@@ -419,6 +430,7 @@ export async function updateCurriculum(em: EntityManager, id: string, patch: Pat
 export async function deleteCurriculum(em: EntityManager, id: string): Promise<boolean> {
   return em.transactional(async (tx) => {
     const curriculum = await findInTerm(tx, Curriculum, 'curriculumId', id, 'curriculum');
+    await changesTimetables(tx, curriculum.term.id);
     await tx.nativeDelete(Curriculum, { id: curriculum.id });
     return true;
   });
@@ -440,6 +452,7 @@ export async function addUnavailability(em: EntityManager, input: Unavailability
     const period = requireInt('period', input.period, 0, term.periodsPerDay - 1, ` (0-based; term ${term.code} has ${term.periodsPerDay} periods a day)`);
     const existing = await tx.findOne(Unavailability, { term, course, teacher, day, period });
     if (existing) return existing;
+    await changesTimetables(tx, term.id);
     const row = tx.create(Unavailability, { term, course, teacher, day, period });
     await tx.flush();
     return row;
@@ -449,12 +462,36 @@ export async function addUnavailability(em: EntityManager, input: Unavailability
 export async function removeUnavailability(em: EntityManager, id: string): Promise<boolean> {
   return em.transactional(async (tx) => {
     const row = await findInTerm(tx, Unavailability, 'unavailabilityId', id, 'unavailability');
+    await changesTimetables(tx, row.term.id);
     await tx.nativeDelete(Unavailability, { id: row.id });
     return true;
   });
 }
 
 // ----- helpers -------------------------------------------------------------------
+
+/**
+ * The write changes what a timetable of the term is computed from (the week, which
+ * courses and rooms exist, a course's numbers or teacher, a room's capacity, curricula's
+ * courses, unavailability; not names or codes): the term's revision grows. The term's
+ * row stays locked until the write commits, so a solve's save, which holds the revision
+ * FOR SHARE (`lockTermRevision`), saves only what it computed from the present state.
+ */
+async function changesTimetables(tx: EntityManager, termId: string): Promise<void> {
+  await tx.getConnection().execute(`UPDATE academic_terms SET revision = revision + 1 WHERE id = ?`, [termId], 'run', tx.getTransactionContext());
+}
+
+/**
+ * The term's revision, locked FOR SHARE until `tx` ends: no change a timetable is
+ * computed from commits meanwhile (each locks the row: `changesTimetables`). Null when
+ * the term is gone.
+ */
+export async function lockTermRevision(tx: EntityManager, termId: string): Promise<number | null> {
+  const rows = await tx
+    .getConnection()
+    .execute<{ revision: number }[]>(`SELECT revision FROM academic_terms WHERE id = ? FOR SHARE`, [termId], 'all', tx.getTransactionContext());
+  return rows[0]?.revision ?? null;
+}
 
 /** The term an input names: a missing one is a mistake in that input field. */
 async function termForInput(tx: EntityManager, termId: string): Promise<AcademicTerm> {

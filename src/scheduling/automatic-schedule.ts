@@ -6,6 +6,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Course, Room } from '../academic/entities';
+import { lockTermRevision } from '../academic/academic-service';
 import { requireId, requireInt } from '../academic/validation';
 import type { JobEngine } from '../engine/engine';
 import { badInput } from '../errors';
@@ -213,6 +214,9 @@ export function createAutomaticScheduleProcessor(options: AutomaticScheduleOptio
       if (lockSignature(nowLocked) !== signature) {
         throw failure('schedule.locks-changed', { planName: current.name });
       }
+      // And the term what it was solved for: any change since raised its revision, and
+      // none can commit before this transaction does.
+      if ((await lockTermRevision(tx, data.term.id)) !== data.term.revision) throw failure('schedule.term-changed', { termCode: data.term.code });
       await tx.nativeDelete(ScheduleAssignment, { plan: plan.id, locked: false });
       for (const a of fresh) {
         tx.create(ScheduleAssignment, {

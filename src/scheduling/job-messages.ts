@@ -89,6 +89,14 @@ export const AUTOMATIC_SCHEDULE_MESSAGES = {
       [Locale.ZH_CN]: (p) => `方案“${p.planName}”的锁定课在求解期间有改动，请重新开始排课`,
     },
   }),
+  'schedule.term-changed': message({
+    description: 'Failure: term `termCode` changed (its week, courses, rooms, curricula or unavailability) while the solver ran; the result was not saved (start again).',
+    example: { termCode: '2026-AUTUMN' },
+    sentences: {
+      [Locale.EN]: (p) => `Term ${p.termCode} changed during the solve (its week, courses, rooms, curricula or unavailability); the result was not saved: start the schedule again`,
+      [Locale.ZH_CN]: (p) => `学期 ${p.termCode} 在求解期间有改动（周课表、课程、教室、课程组或不可用时间），结果未保存，请重新开始排课`,
+    },
+  }),
 } satisfies MessageCatalog;
 
 /** What the SCHEDULE_PUBLISH job says (codes `publish.*`). */

@@ -131,4 +131,49 @@ describe('two edits racing for one code', () => {
     }
     expect(await em().count(Teacher, { term: term.id, code: 'T-SAME' })).toBe(1);
   });
+
+  it("raises the term's revision with each change a timetable is computed from, not with names or codes", async () => {
+    const term = await academic.createTerm(em(), { code: 'T-REV', name: 'Revisions', daysPerWeek: 5, periodsPerDay: 4 });
+    const revision = async () => (await em().findOneOrFail(AcademicTerm, { id: term.id })).revision;
+    let last = await revision();
+    /** Runs the write; says whether the revision grew (by one). */
+    const raises = async (write: () => Promise<unknown>): Promise<boolean> => {
+      await write();
+      const now = await revision();
+      const grew = now === last + 1;
+      expect([last, last + 1]).toContain(now);
+      last = now;
+      return grew;
+    };
+    const teacher = await academic.createTeacher(em(), { termId: term.id, code: 'T1' });
+    const other = await academic.createTeacher(em(), { termId: term.id, code: 'T2' });
+    expect(await revision()).toBe(last); // a teacher with no course changes no timetable
+    let room!: Room;
+    expect(await raises(async () => (room = await academic.createRoom(em(), { termId: term.id, code: 'R1', capacity: 30 })))).toBe(true);
+    let course!: Course;
+    expect(await raises(async () => (course = await academic.createCourse(em(), { termId: term.id, code: 'C1', teacherId: teacher.id, lecturesPerWeek: 3, minWorkingDays: 2, students: 20 })))).toBe(true);
+    let curriculum!: Curriculum;
+    expect(await raises(async () => (curriculum = await academic.createCurriculum(em(), { termId: term.id, code: 'Q1', courseIds: [course.id] })))).toBe(true);
+    let unavailable!: Unavailability;
+    expect(await raises(async () => (unavailable = await academic.addUnavailability(em(), { courseId: course.id, day: 0, period: 0 })))).toBe(true);
+    expect(await raises(() => academic.addUnavailability(em(), { courseId: course.id, day: 0, period: 0 }))).toBe(false); // already there
+
+    expect(await raises(() => academic.updateTerm(em(), term.id, { name: 'Renamed', code: 'T-REV2' }))).toBe(false);
+    expect(await raises(() => academic.updateTerm(em(), term.id, { periodsPerDay: 5 }))).toBe(true);
+    expect(await raises(() => academic.updateRoom(em(), room.id, { code: 'R1b', name: 'Hall' }))).toBe(false);
+    expect(await raises(() => academic.updateRoom(em(), room.id, { capacity: 30 }))).toBe(false); // the same capacity
+    expect(await raises(() => academic.updateRoom(em(), room.id, { capacity: 40 }))).toBe(true);
+    expect(await raises(() => academic.updateCourse(em(), course.id, { code: 'C1b', name: 'Algebra' }))).toBe(false);
+    expect(await raises(() => academic.updateCourse(em(), course.id, { students: 25 }))).toBe(true);
+    expect(await raises(() => academic.updateCourse(em(), course.id, { teacherId: other.id }))).toBe(true);
+    expect(await raises(() => academic.updateCurriculum(em(), curriculum.id, { name: 'First year' }))).toBe(false);
+    expect(await raises(() => academic.updateCurriculum(em(), curriculum.id, { courseIds: [] }))).toBe(true);
+    expect(await raises(() => academic.updateTeacher(em(), teacher.id, { name: 'Wang Wei' }))).toBe(false);
+    expect(await raises(() => academic.removeUnavailability(em(), unavailable.id))).toBe(true);
+    expect(await raises(() => academic.deleteCurriculum(em(), curriculum.id))).toBe(true);
+    expect(await raises(() => academic.deleteCourse(em(), course.id))).toBe(true);
+    expect(await raises(() => academic.deleteRoom(em(), room.id))).toBe(true);
+    // A refused change leaves the revision as it was.
+    expect(await raises(() => academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 0 }).catch(() => null))).toBe(false);
+  });
 });

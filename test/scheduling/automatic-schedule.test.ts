@@ -3,7 +3,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { EngineError } from '../../src/engine/errors';
 import { JobStatus, type JobEvent } from '../../src/engine/types';
-import { AutomaticScheduleSteps, startAutomaticSchedule, type AutomaticScheduleResult } from '../../src/scheduling/automatic-schedule';
+import { updateCourse } from '../../src/academic/academic-service';
+import { AutomaticScheduleSteps, startAutomaticSchedule, type AutomaticScheduleResult, type Solve } from '../../src/scheduling/automatic-schedule';
+import { solveInWorker } from '../../src/scheduling/ctt/solver-worker';
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../src/scheduling/entities';
 import { copySchedulePlan, evaluateSchedulePlan, listAssignments, placeLecture } from '../../src/scheduling/plan-service';
 import { loadTermData } from '../../src/scheduling/term-data';
@@ -202,5 +204,43 @@ describe('AUTOMATIC_SCHEDULE', () => {
     const done = await waitForJob(engine, job.id);
     expect(done.status).toBe(JobStatus.FAILED);
     expect(done.errorMessage).toMatch(/is ARCHIVED now; only a DRAFT can be scheduled/);
+  });
+
+  it('fails permanently, saving nothing, when the term changed during the solve; a rename alone does not stop it', async () => {
+    // The test's edit runs after the solver returns and before the job saves: inside the solve's window, every time.
+    let duringSolve: () => Promise<unknown> = async () => {};
+    const solve: Solve = async (model, options, hooks) => {
+      const solved = await solveInWorker(model, options, hooks);
+      await duringSolve();
+      return solved;
+    };
+    engine = schedulingEngine(ctx.db, { schedule: { solve }, settings: { attemptLimit: 3 } });
+    await engine.start();
+    const { term, plan } = await smallTerm(ctx.db, 'AUTO-TERM');
+    const course = (await loadTermData(em(ctx.db), term.id)).courses.find((c) => c.lecturesPerWeek >= 2)!;
+    const lectures = (rows: ScheduleAssignment[]) => rows.map((a) => `${a.course.id}/${a.lectureIndex}@${a.day}.${a.period}:${a.room.id}`).sort();
+
+    duringSolve = () => updateCourse(em(ctx.db), course.id, { code: `${course.code}-R`, name: 'Renamed during the solve' });
+    const renamed = await waitForJob(engine, (await start({ planId: plan.id, timeLimitSeconds: 1, seed: 1 })).id);
+    expect(renamed.status).toBe(JobStatus.SUCCEEDED);
+    const saved = lectures(await listAssignments(em(ctx.db), plan.id));
+    expect(saved.length).toBeGreaterThan(0);
+
+    // One lecture fewer: the solver's answer has one lecture too many for the course now.
+    duringSolve = () => updateCourse(em(ctx.db), course.id, { lecturesPerWeek: course.lecturesPerWeek - 1 });
+    const changed = await waitForJob(engine, (await start({ planId: plan.id, timeLimitSeconds: 1, seed: 2 })).id);
+    expect(changed.status).toBe(JobStatus.FAILED);
+    expect(changed.attempts).toBe(1); // no retry: the data changed, not the luck
+    expect(changed.errorCode).toBe('schedule.term-changed');
+    expect(changed.errorMessage).toMatch(/Term AUTO-TERM changed during the solve .*the result was not saved: start the schedule again/);
+    // The plan holds the first solve's lectures, less the one the edit removed.
+    const dropped = `${course.id}/${course.lecturesPerWeek - 1}@`;
+    expect(lectures(await listAssignments(em(ctx.db), plan.id))).toEqual(saved.filter((a) => !a.startsWith(dropped)));
+
+    // Started again, the solve reads the term as it is now and saves.
+    duringSolve = async () => {};
+    const again = await waitForJob(engine, (await start({ planId: plan.id, timeLimitSeconds: 1, seed: 2 })).id);
+    expect(again.status).toBe(JobStatus.SUCCEEDED);
+    expect((await listAssignments(em(ctx.db), plan.id)).filter((a) => a.course.id === course.id)).toHaveLength(course.lecturesPerWeek - 1);
   });
 });

@@ -4,10 +4,13 @@ import { Entity, OptionalProps, PrimaryKey, Property, Unique } from '@mikro-orm/
 /**
  * An academic term: the week grid every timetable of the term uses. Codes are kept
  * exactly as imported (e.g. from an ITC-2007 `.ctt` file) so exports match the source.
+ * `revision` grows with every change a timetable of the term is computed from (see
+ * `changesTimetables` in academic-service.ts), so a solve of an older revision is not
+ * saved over the term's present state.
  */
 @Entity({ tableName: 'academic_terms' })
 export class AcademicTerm {
-  [OptionalProps]?: 'periodLabels' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'periodLabels' | 'revision' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -28,6 +31,9 @@ export class AcademicTerm {
   /** One label per period of the day ("08:00–08:45"); empty means "period 1", "period 2", … */
   @Property({ type: 'jsonb' })
   periodLabels: string[] = [];
+
+  @Property({ type: 'integer', default: 0 })
+  revision: number = 0;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();
