@@ -96,13 +96,22 @@ describe('the web page, served by the API', () => {
     }
   });
 
-  it('puts the development token in the page only for a browser on this machine talking to it directly', async () => {
+  it('puts the development token in the page (and GraphiQL) only for a browser on this machine talking to it directly by a loopback name', async () => {
     expect((await get(`${server.url}/`)).body).toContain(`<meta name="jiaowu-dev-token" content="${DEV_TOKEN}"></head>`);
     expect((await get(`${server.url}/jobs`)).body).toContain(DEV_TOKEN);
     const proxies: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }];
     for (const proxied of proxies) {
       expect((await get(`${server.url}/`, proxied)).body).not.toContain(DEV_TOKEN);
     }
+    // From loopback, but for another name: a site re-pointed at 127.0.0.1 (DNS rebinding) must not read it.
+    for (const host of ['localhost', `localhost:${new URL(server.url).port}`, '[::1]:80', 'app.localhost']) {
+      expect((await get(`${server.url}/`, { host })).body, host).toContain(DEV_TOKEN);
+    }
+    for (const host of ['attacker.example', `attacker.example:${new URL(server.url).port}`, '127.0.0.1.attacker.example', 'localhost.attacker.example']) {
+      expect((await get(`${server.url}/`, { host })).body, host).not.toContain(DEV_TOKEN);
+      expect((await get(`${server.url}/graphiql`, { host })).body, host).not.toContain(DEV_TOKEN);
+    }
+    expect((await get(`${server.url}/graphiql`)).body).toContain(DEV_TOKEN);
     const production = await startTestApiServer({ engine, devAdminToken: DEV_TOKEN, settings: { webRoot: root, production: true } });
     try {
       const page = await get(`${production.url}/`);
