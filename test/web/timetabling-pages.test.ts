@@ -448,6 +448,14 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await expect.poll(() => started.getAttribute('data-status'), { timeout: 60_000 }).toBe('SUCCEEDED');
     await expect.poll(() => page.getByTestId('exam-evaluation').innerText(), { timeout: 15_000 }).toContain(`Saved by job ${jobId} (seed 2)`);
     await page.getByTestId('sitting').first().waitFor();
+
+    // And once more from the same form: the panel follows the new job, not the finished one.
+    await form.getByLabel('Random seed').fill('3');
+    await page.getByTestId('start-arrangement').click();
+    await expect.poll(() => started.getAttribute('data-job-id'), { timeout: 15_000 }).not.toBe(jobId);
+    const again = (await started.getAttribute('data-job-id'))!;
+    await expect.poll(() => started.getAttribute('data-status'), { timeout: 60_000 }).toBe('SUCCEEDED');
+    await expect.poll(() => page.getByTestId('exam-evaluation').innerText(), { timeout: 15_000 }).toContain(`Saved by job ${again} (seed 3)`);
   });
 
   it('offers a viewer no start, publish, lock, copy or import', async () => {

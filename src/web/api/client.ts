@@ -92,7 +92,9 @@ function socketClient(): Client {
       },
       closed: (event) => {
         if (socket?.client === client) socketConnected.value = false;
-        if (isRefusal(event) && (event as CloseEvent).code === 4401 && token === session.token) signOut('expired');
+        // 4401 at connect, 4403 when the token expires on an open socket: either way this
+        // token is done, and a page left on it would show stale rows, not reconnect.
+        if (isRefusal(event) && token === session.token) signOut('expired');
       },
     },
   });

@@ -3,11 +3,10 @@ import { request, subscribe, type ApiError, type Subscription } from '../../api/
 import { FrameBatch } from '../../api/frame-batch';
 import { JobEventsDocument, JobsDocument, type JobEventsSubscription, type JobKind, type JobRowFragment, type JobsQuery, type JobStatus } from '../../api/generated/graphql';
 import { bestPenalty } from '../../i18n/job-text';
+import { isNewerEvent, isTerminalStatus } from '../../api/job-event-order';
 
 export type JobEvent = JobEventsSubscription['jobEvents'];
 export type JobRow = JobRowFragment & { bestPenalty: number | null };
-
-const TERMINAL = new Set<string>(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
 /** How many jobs the list shows. */
 export const LIST_SIZE = 50;
@@ -98,10 +97,11 @@ export function useLiveJobs(filters: Filters) {
   /** One frame's events: each job's newest wins; rows update in place, new jobs go on top. */
   function apply(events: JobEvent[]): void {
     let added = false;
+    let changed = false;
     for (const event of events) {
       const row = byId.get(event.jobId);
       if (row) {
-        if (event.sequence <= row.sequence) continue;
+        if (!isNewerEvent(row, event)) continue;
         row.sequence = event.sequence;
         row.status = event.status;
         row.currentStep = event.currentStep;
@@ -114,7 +114,9 @@ export function useLiveJobs(filters: Filters) {
         row.bestPenalty = bestPenalty(event) ?? row.bestPenalty;
         if (event.reason === 'CANCEL_REQUESTED') row.cancelRequested = true;
         // The result (its penalty) and the completion time are read with the page.
-        if (TERMINAL.has(event.status)) scheduleRefetch();
+        if (isTerminalStatus(event.status)) scheduleRefetch();
+        // Filtered by status, a job that moved on (started, retried) leaves the list.
+        if (!matches(row)) changed = true;
         continue;
       }
       if (!matches(event)) continue;
@@ -144,8 +146,11 @@ export function useLiveJobs(filters: Filters) {
       byId.set(fresh.id, fresh);
       added = true;
     }
-    if (added) {
-      const sorted = [...byId.values()].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt)).slice(0, LIST_SIZE);
+    if (added || changed) {
+      const sorted = [...byId.values()]
+        .filter(matches)
+        .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+        .slice(0, LIST_SIZE);
       byId.clear();
       for (const row of sorted) byId.set(row.id, row);
       rows.value = sorted;
