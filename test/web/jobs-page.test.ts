@@ -201,6 +201,12 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await page.locator('tr[data-job-id]').first().waitFor();
     await page.getByTestId('filter-status').selectOption('CANCELLED');
     await poll(async () => [...new Set(await page.locator('tr[data-job-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))))]).toEqual(['CANCELLED']);
+    // A listed job retried meanwhile is CANCELLED no more: it leaves the list.
+    const listed = (await page.locator('tr[data-job-id]').first().getAttribute('data-job-id'))!;
+    await engine.retry(listed);
+    await poll(() => page.locator(`tr[data-job-id="${listed}"]`).count()).toBe(0);
+    await engine.cancel(listed);
+    await waitForJob(engine, listed);
     await page.getByTestId('filter-status').selectOption('');
     await page.getByTestId('filter-kind').selectOption('SCHEDULE_PUBLISH');
     await page.getByText('No jobs match.').waitFor();
