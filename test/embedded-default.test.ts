@@ -1,7 +1,7 @@
 /**
  * The embedded default, as `npm start` runs it: no DATABASE_URL, no RABBITMQ_URL. A
  * real process with its own embedded PostgreSQL in a data folder, the demo term, a
- * development admin token; SIGTERM stops it cleanly, and a second start finds the data.
+ * development admin token; SIGHUP and SIGTERM stop it cleanly, and a second start finds the data.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,7 +30,7 @@ interface Started {
   url: string;
   token: string;
   lines: () => Array<Record<string, unknown>>;
-  stop: () => Promise<number | null>;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
 /** From the sources (transpiled once for the test run: quick), or exactly as a person runs it: `npm start` (build, then exec node). */
@@ -76,11 +76,11 @@ async function startService(pgPort: number, how: 'sources' | 'npm start' = 'sour
     url,
     token,
     lines,
-    stop: async () => {
+    stop: async (name: NodeJS.Signals = 'SIGTERM') => {
       // `npm start` is stopped as timeout(1) or systemd stop it: SIGTERM to the whole
       // group, so node gets it twice (directly, and forwarded by npm).
       const signal = (name: NodeJS.Signals) => (how === 'npm start' ? process.kill(-child.pid!, name) : child.kill(name));
-      signal('SIGTERM');
+      signal(name);
       const timer = setTimeout(() => signal('SIGKILL'), 30_000);
       const code = await exited;
       clearTimeout(timer);
@@ -100,7 +100,7 @@ async function terms(service: Started): Promise<Array<{ code: string; plans: Arr
 }
 
 describe('the embedded default (npm start)', () => {
-  it('starts with its own PostgreSQL and demo data, stops cleanly on SIGTERM, and keeps its data', async () => {
+  it('starts with its own PostgreSQL and demo data, stops cleanly on SIGHUP (its terminal closed) and SIGTERM, and keeps its data', async () => {
     const pgPort = await freePort();
     const first = await startService(pgPort);
     expect(first.token).toMatch(/^eyJ/);
@@ -110,7 +110,7 @@ describe('the embedded default (npm start)', () => {
     const before = await terms(first);
     expect(before).toHaveLength(1);
     expect(before[0]!.plans.map((p) => p.status)).toEqual(['DRAFT']);
-    expect(await first.stop()).toBe(0);
+    expect(await first.stop('SIGHUP')).toBe(0);
     expect(first.lines().map((l) => l.msg)).toContain('stopped');
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     // The embedded PostgreSQL stopped with the service.
