@@ -244,13 +244,20 @@ export class JobEngine {
   async stop(graceMs: number): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    await this.maintenance.stop();
-    await this.fastStart?.stop();
+    // A maintenance pass under way (batches bounded by the statement timeout) finishes
+    // while the work stops: intake must stop now and the grace start now, not after it.
+    const maintenanceStopped = this.maintenance.stop();
     try {
-      await this.runner?.stop(graceMs);
+      await this.fastStart?.stop();
+      try {
+        await this.runner?.stop(graceMs);
+      } finally {
+        this.stopObservingRunner?.();
+        this.stopObservingRunner = undefined;
+      }
     } finally {
-      this.stopObservingRunner?.();
-      this.stopObservingRunner = undefined;
+      // Its services may still hand rows to the publisher (republished, rescued).
+      await maintenanceStopped;
     }
     await this.publisher?.stop();
   }

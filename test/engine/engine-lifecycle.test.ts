@@ -2,7 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { PermanentJobError } from '../../src/engine/registry';
 import { JobEventReason, JobStatus, type JobEvent } from '../../src/engine/types';
+import type { MaintenanceService } from '../../src/engine/maintenance/maintenance-scheduler';
 import { buildEngine, createTestDb, outboxRows, waitForJob } from '../support/engine-harness';
+import { waitUntil } from '../api/support/api-server';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 let engine: JobEngine | undefined;
@@ -283,5 +285,35 @@ describe('cancel and retry', () => {
     expect(done.errorMessage).toBeNull();
     await expect(engine.retry(job.id)).rejects.toMatchObject({ code: 'CONFLICT' });
     expect((await outboxRows(ctx.db.pool, job.id)).length).toBe(2);
+  });
+
+  it('stops taking work at once on stop, while a maintenance pass under way finishes', async () => {
+    engine = buildEngine({
+      db: ctx.db,
+      registrations: [{ kind: 'ECHO', defaults: { consumers: 1 }, processor: async ({ input }) => input }],
+      roles: { maintenance: true },
+    });
+    await engine.start();
+    // A pass that takes as long as the test says (its batches run to the statement timeout, say).
+    let endPass!: () => void;
+    const passEnds = new Promise<void>((resolve) => (endPass = resolve));
+    const scheduler = engine.maintenance as unknown as { deps: { services: MaintenanceService[] } };
+    scheduler.deps.services.unshift({ name: 'long pass', runOnce: () => passEnds });
+    const pass = engine.maintenance.runOnce();
+    const stopped = engine.stop(10_000);
+    const runner = (engine as unknown as { runner: { shuttingDown: boolean } }).runner;
+    await waitUntil(() => runner.shuttingDown, 5_000, 'the runner stopping while the pass runs');
+    // Enqueued now, the job stays QUEUED: no consumer takes it.
+    const { job } = await engine.enqueue({ kind: 'ECHO', input: { late: true } });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await engine.getJob(job.id))!.status).toBe(JobStatus.QUEUED);
+    let done = false;
+    void stopped.then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(done).toBe(false); // the stop waits for the pass
+    endPass();
+    await pass;
+    await stopped;
+    engine = undefined;
   });
 });
