@@ -7,12 +7,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { checkPage, type Page } from '../academic/keyset-page';
 import { requireCode, requireId } from '../academic/validation';
-import { badInput } from '../engine/errors';
+import { badInput } from '../errors';
 import { MakeupExamArrangement, MakeupExamSession, MakeupExamSessionFormat, MakeupExamSitting } from './entities';
 import { evaluateArrangement, type ExamEvaluation } from './evaluation/evaluator';
 import { formatItc2007Solution } from './formats/itc2007-solution-format';
 import { formatTorontoSolution } from './formats/toronto-solution-format';
 import type { ExamArrangement, ExamPlacement } from './model/exam-model';
+import { ExamModelError } from './model/exam-model-error';
 import { loadSessionModel, type SessionModel } from './session-model';
 import { findMakeupSession } from './session-service';
 
@@ -142,8 +143,15 @@ export async function evaluateSession(em: EntityManager, sessionId: string): Pro
   const stored = await findArrangement(em, sessionId);
   if (!stored) return null;
   const data = await loadSessionModel(em, sessionId);
-  const evaluation = evaluateArrangement(data.model, await readArrangement(em, data, stored.id));
-  return { ...evaluation, current: stored.sessionRevision === data.session.revision, exams: data.model.exams.length };
+  const arrangement = await readArrangement(em, data, stored.id);
+  try {
+    const evaluation = evaluateArrangement(data.model, arrangement);
+    return { ...evaluation, current: stored.sessionRevision === data.session.revision, exams: data.model.exams.length };
+  } catch (error) {
+    // Edited since into a session no arrangement can describe (its last period deleted, say).
+    if (error instanceof ExamModelError) throw badInput(`sessionId: session ${data.session.code} cannot be evaluated as it is now: ${error.message}`, { field: 'sessionId' });
+    throw error;
+  }
 }
 
 /**
@@ -162,13 +170,18 @@ export async function solutionText(em: EntityManager, sessionId: string): Promis
   return session.format === MakeupExamSessionFormat.ITC2007_EXAM ? formatItc2007Solution(data.model, arrangement) : formatTorontoSolution(data.model, arrangement);
 }
 
-/** Rows `evaluateSession` and `solutionText` read: what their cost is charged by. */
+/** Rows `evaluateSession` and `solutionText` read (the whole model and the sittings): what their cost is charged by. */
 export async function sessionReadRows(em: EntityManager, sessionId: string): Promise<number> {
   const [row] = await em.getConnection().execute<{ rows: string }[]>(
     `select (select count(*) from makeup_exam_enrolments e join makeup_exams x on x.id = e.exam_id where x.session_id = ?)
           + (select count(*) from makeup_exams where session_id = ?)
+          + (select count(*) from makeup_exam_periods where session_id = ?)
+          + (select count(*) from makeup_exam_rooms where session_id = ?)
+          + (select count(*) from makeup_exam_constraints where session_id = ?)
+          + (select count(*) from makeup_exam_invigilators where session_id = ?)
+          + (select count(*) from makeup_exam_invigilator_periods ip join makeup_exam_invigilators i on i.id = ip.invigilator_id where i.session_id = ?)
           + (select count(*) from makeup_exam_sittings s join makeup_exam_arrangements a on a.id = s.arrangement_id where a.session_id = ?) as rows`,
-    [sessionId, sessionId, sessionId],
+    [sessionId, sessionId, sessionId, sessionId, sessionId, sessionId, sessionId, sessionId],
     'all',
     em.getTransactionContext(),
   );

@@ -79,8 +79,11 @@ function parse(input: ImportExamSessionInput): ExamModel {
 }
 
 /** Values the session's columns hold within the limits every other edit keeps. */
-function checkLimits(model: ExamModel): void {
+function checkLimits(model: ExamModel, format: ExamFormat): void {
   if (model.periods.length > MAX_PERIODS_PER_SESSION) throw badInput(`text: a session has at most ${MAX_PERIODS_PER_SESSION} periods, the file has ${model.periods.length}`, { field: 'text' });
+  // A Toronto period has no length (0); an ITC-2007 period's must be one an edit of it keeps.
+  const tooShort = format === ExamFormat.TORONTO ? -1 : model.periods.findIndex((p) => p.duration < 1);
+  if (tooShort >= 0) throw badInput(`text: period ${tooShort} lasts ${model.periods[tooShort].duration} minutes; a period lasts at least 1`, { field: 'text' });
   const tooLong = model.periods.findIndex((p) => p.duration > MAX_EXAM_MINUTES);
   if (tooLong >= 0) throw badInput(`text: period ${tooLong} lasts ${model.periods[tooLong].duration} minutes; at most ${MAX_EXAM_MINUTES}`, { field: 'text' });
   const longExam = model.exams.find((e) => e.duration > MAX_EXAM_MINUTES);
@@ -124,7 +127,7 @@ function defaultCode(input: ImportExamSessionInput): string {
 export async function importExamSession(em: EntityManager, input: ImportExamSessionInput): Promise<MakeupExamSession> {
   const code = input.code == null ? undefined : requireCode('code', input.code);
   const model = parse(input);
-  checkLimits(model);
+  checkLimits(model, input.format);
   const sessionCode = code ?? defaultCode(input);
   return takenAsConflict(
     em.transactional(async (tx) => {

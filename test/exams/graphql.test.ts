@@ -325,6 +325,14 @@ describe('make-up exams over GraphQL', () => {
       const allowed = await gql(server, query, { id: session.id }, server.tokens.viewer);
       expect(allowed.body.errors).toBeUndefined();
       expect(allowed.body.data!.makeupExamSession.solutionText).toBeNull(); // no arrangement yet
+      // One exam and one student, but 10,000 rooms: the rooms are read too, and charged.
+      const rooms = `[Rooms:10000]\n${'3, 0\n'.repeat(10_000)}`;
+      const text = `[Exams:1]\n60, 1\n[Periods:1]\n01:07:2026, 09:00:00, 120, 0\n${rooms}[PeriodHardConstraints]\n[RoomHardConstraints]\n[InstitutionalWeightings]\nTWOINAROW, 7\nTWOINADAY, 5\nPERIODSPREAD, 2\nNONMIXEDDURATIONS,10\nFRONTLOAD,1,1,5\n`;
+      const roomy = (await run(IMPORT, { format: 'ITC2007_EXAM', text, code: 'gql-rooms' })).data!.importExamSession;
+      const evaluation = doc(`query($id: ID!) { makeupExamSession(id: $id) { code evaluation { cost } } }`);
+      const overRooms = await gql(small, evaluation, { id: roomy.id }, small.tokens.viewer);
+      expect(overRooms.body.errors![0]).toMatchObject({ path: ['makeupExamSession', 'evaluation'], extensions: { code: 'QUERY_TOO_COMPLEX' } });
+      expect(overRooms.body.errors![0].message).toMatch(/evaluation of make-up exam session gql-rooms \(1000[0-9] rows to read\)/);
     } finally {
       await small.close();
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../../src/engine/errors';
 import { JobStatus } from '../../src/engine/types';
-import { findArrangement } from '../../src/exams/arrangement-service';
+import { evaluateSession, findArrangement } from '../../src/exams/arrangement-service';
+import { refused } from '../support/refused';
 import { MakeupExamSteps } from '../../src/exams/makeup-exam-arrangement';
 import * as sessions from '../../src/exams/session-service';
 import { waitForJob } from '../support/engine-harness';
@@ -97,5 +98,15 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     expect(failed.errorMessage).toMatch(/disk full \(injected\)/);
     expect((await findArrangement(em(), session.id))!.id).toBe(arrangementBefore!.id);
     expect(await sittingsOf(session.id)).toEqual(before);
+  });
+
+  it('an arranged session edited into one no arrangement can describe (no period left) is refused evaluation as BAD_USER_INPUT', async () => {
+    await examEngine();
+    const session = await createTermSession(em, 'AUTO-NO-PERIODS', 9);
+    const done = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1 })).id, undefined, 20_000);
+    expect(done.status).toBe(JobStatus.SUCCEEDED);
+    expect(await evaluateSession(em(), session.id)).toMatchObject({ current: true });
+    for (const { row } of await sessions.pagePeriods(em(), session.id, { first: 100, after: null })) await sessions.deletePeriod(em(), row.id);
+    await refused(evaluateSession(em(), session.id), 'BAD_USER_INPUT', /^sessionId: session AUTO-NO-PERIODS cannot be evaluated as it is now: .*period/);
   });
 });

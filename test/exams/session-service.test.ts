@@ -77,6 +77,7 @@ describe('importing a session', () => {
       [TINY_EXAM.replace('[Rooms:2]\n3, 0', '[Rooms:2]\n2000000, 0'), /^text: the capacity of room 0 is 2000000/],
       [TINY_EXAM.replace('2, 10\n[PeriodHard', '2, 5000000\n[PeriodHard'), /^text: the penalty of room 1 is 5000000; it must be from 0 to 1000000$/],
       [TINY_EXAM.replace('13:00:00, 120, 5', '13:00:00, 120, 5000000'), /^text: the penalty of period 1 is 5000000/],
+      [TINY_EXAM.replace('13:00:00, 120, 5', '13:00:00, 0, 5'), /^text: period 1 lasts 0 minutes; a period lasts at least 1$/],
       [TINY_EXAM.replace('TWOINAROW, 7', 'TWOINAROW, 3000000000'), /^text: the weighting TWOINAROW is 3000000000/],
     ];
     for (const [text, message] of beyond) await refused(importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text }), 'BAD_USER_INPUT', message);
