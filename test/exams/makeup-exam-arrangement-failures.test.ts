@@ -100,12 +100,15 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     expect(await sittingsOf(session.id)).toEqual(before);
   });
 
-  it('an arranged session edited into one no arrangement can describe (no period left) is refused evaluation as BAD_USER_INPUT', async () => {
+  it('an arrangement keeps a move count past 2^31; a session edited into one no arrangement can describe (no period left) is refused evaluation as BAD_USER_INPUT', async () => {
     await examEngine();
     const session = await createTermSession(em, 'AUTO-NO-PERIODS', 9);
     const done = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1 })).id, undefined, 20_000);
     expect(done.status).toBe(JobStatus.SUCCEEDED);
     expect(await evaluateSession(em(), session.id)).toMatchObject({ current: true });
+    // A long run on a small session passes 2^31 moves: the arrangement keeps the count whole.
+    await jobs.db.pool.query(`update makeup_exam_arrangements set iterations = 3000000000 where session_id = $1`, [session.id]);
+    expect((await findArrangement(em(), session.id))!.iterations).toBe(3_000_000_000);
     for (const { row } of await sessions.pagePeriods(em(), session.id, { first: 100, after: null })) await sessions.deletePeriod(em(), row.id);
     await refused(evaluateSession(em(), session.id), 'BAD_USER_INPUT', /^sessionId: session AUTO-NO-PERIODS cannot be evaluated as it is now: .*period/);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Entity, OneToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { BigIntType, Entity, OneToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import type { ExamEvaluation } from '../evaluation/evaluator';
 import { MakeupExamSession } from './makeup-exam-session.entity';
 
@@ -45,7 +45,8 @@ export class MakeupExamArrangement {
   @Property({ type: 'integer' })
   timeUsedMs!: number;
 
-  @Property({ type: 'integer' })
+  /** A long run on a small session makes billions of moves: past an int column's 2^31. */
+  @Property({ type: new BigIntType('number') })
   iterations!: number;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
