@@ -117,10 +117,19 @@ async function findPart<T extends MakeupExamPeriod | MakeupExamRoom | MakeupExam
   id: string,
   noun: string,
 ): Promise<{ row: T; session: MakeupExamSession }> {
-  const row = (await tx.findOne(entity as never, { id: requireId(field, id) } as never, { populate: entity === (MakeupExamEnrolment as unknown) ? ['exam'] : [] } as never)) as T | null;
-  if (!row) throw notFound(`No ${noun} with id ${id}`, { [field]: id });
-  const sessionId = row instanceof MakeupExamEnrolment ? row.exam.session.id : (row as Exclude<T, MakeupExamEnrolment>).session.id;
-  return { row, session: await findMakeupSession(tx, sessionId, true) };
+  const read = async (refresh: boolean) => {
+    const populate = entity === (MakeupExamEnrolment as unknown) ? ['exam'] : [];
+    const row = (await tx.findOne(entity as never, { id: requireId(field, id) } as never, { populate, refresh } as never)) as T | null;
+    if (!row) throw notFound(`No ${noun} with id ${id}`, { [field]: id });
+    return row;
+  };
+  const first = await read(false);
+  const sessionId = first instanceof MakeupExamEnrolment ? first.exam.session.id : (first as Exclude<T, MakeupExamEnrolment>).session.id;
+  const session = await findMakeupSession(tx, sessionId, true);
+  // Read again under the session's lock: an edit of the row that committed while this one
+  // waited for the lock is what this edit's checks must see, and a row deleted meanwhile
+  // is NOT_FOUND (an update of it would change nothing and report success).
+  return { row: await read(true), session };
 }
 
 /** The edit changed the session: solutions computed before it are out of date. */

@@ -206,3 +206,43 @@ describe('two edits racing for one session code', () => {
     expect((await em().findOneOrFail(MakeupExamSession, session.id)).code).toBe('race-mine');
   });
 });
+
+describe('an edit that waited for the session while another edit of its row committed', () => {
+  it("checks the row as the other left it: moving a period onto another's time is a CONFLICT; a row deleted meanwhile is NOT_FOUND", async () => {
+    const session = await importExamSession(em(), { format: ExamFormat.ITC2007_EXAM, text: TINY_EXAM, code: 'race-rows' });
+    const periods = (await sessions.pagePeriods(em(), session.id, { first: 10, after: null })).map(({ row }) => row);
+    // TINY_EXAM: period 0 on 01:07:2026 at 09:00, period 3 on 02:07:2026 at 09:00.
+    const [moved, , , taken] = periods;
+    expect([moved!.date, moved!.startTime, taken!.date, taken!.startTime]).toEqual(['2026-07-01', '09:00:00', '2026-07-02', '09:00:00']);
+    // The first edit holds the session (as every edit does) and moves period 0 to 2 July at 13:00.
+    const first = new pg.Client({ connectionString: ctx.db.url });
+    await first.connect();
+    try {
+      await first.query('BEGIN');
+      await first.query('SELECT 1 FROM makeup_exam_sessions WHERE id = $1 FOR UPDATE', [session.id]);
+      await first.query(`UPDATE makeup_exam_periods SET date = '2026-07-02', start_time = '13:00' WHERE id = $1`, [moved!.id]);
+      // The second sets its start to 09:00: on 2 July, where period 3 is.
+      const second = sessions.updatePeriod(em(), moved!.id, { startTime: '09:00' });
+      second.catch(() => undefined);
+      await untilWaitingOnTransaction(ctx.db.pool, 'the second edit waiting for the session');
+      await first.query('COMMIT');
+      await refused(second, 'CONFLICT', /^The session already has a period on 2026-07-02 at 09:00/);
+    } finally {
+      await first.end();
+    }
+    const gone = new pg.Client({ connectionString: ctx.db.url });
+    await gone.connect();
+    try {
+      await gone.query('BEGIN');
+      await gone.query('SELECT 1 FROM makeup_exam_sessions WHERE id = $1 FOR UPDATE', [session.id]);
+      await gone.query('DELETE FROM makeup_exam_periods WHERE id = $1', [moved!.id]);
+      const edit = sessions.updatePeriod(em(), moved!.id, { penalty: 7 });
+      edit.catch(() => undefined);
+      await untilWaitingOnTransaction(ctx.db.pool, 'the edit waiting for the session');
+      await gone.query('COMMIT');
+      await refused(edit, 'NOT_FOUND', /^No make-up exam period with id/);
+    } finally {
+      await gone.end();
+    }
+  });
+});
