@@ -240,8 +240,11 @@ export class Runner {
     }
 
     if (claim.id == null) {
-      // Claimed the message, but the job must not run (again).
-      if (claim.processing_attempts > attemptLimit) {
+      // Claimed the message, but the job must not run (again). Asked to cancel comes
+      // first: a job whose worker died on its last attempt and was then cancelled ends
+      // CANCELLED, as asked, not FAILED for the attempt this claim would have counted.
+      const cancelled = claim.job_cancel_requested === true && claim.job_status !== null && !isTerminal(claim.job_status as JobStatus);
+      if (!cancelled && claim.processing_attempts > attemptLimit) {
         const row = await finishJob(this.sql, {
           outboxId: message.outboxId,
           token,
@@ -256,7 +259,7 @@ export class Runner {
         });
         this.emit(row, JobEventReason.FAILED);
         this.count(registration.kind, 'retry-limit');
-      } else if (claim.job_status && !isTerminal(claim.job_status as JobStatus)) {
+      } else if (cancelled) {
         const row = await finishJob(this.sql, {
           outboxId: message.outboxId,
           token,

@@ -173,6 +173,28 @@ describe('codes through the engine', () => {
     expectCatalogEnglish(events.filter((event) => event.jobId === jobId));
   });
 
+  it('a job whose worker died on its last attempt, then cancelled, ends CANCELLED when its lease is rescued', async () => {
+    engine = buildEngine({
+      db: ctx.db,
+      registrations: [{ kind: 'CODED', defaults: { consumers: 1 }, processor: async () => ({ ran: true }) }],
+      settings: { attemptLimit: 1 },
+      roles: { maintenance: true },
+    });
+    const e = engine;
+    const jobId = (await e.enqueue({ kind: 'CODED', input: {} })).job.id;
+    // Its one attempt started on a worker that died: the lease ran out with nobody to renew it.
+    await ctx.db.pool.query(
+      `WITH o AS (UPDATE job_outbox SET state = 'PROCESSING', processing_token = gen_random_uuid(), processing_attempts = 1,
+                    lease_expires_at = now() - interval '1 minute' WHERE job_id = $1)
+       UPDATE jobs SET status = 'RUNNING', attempts = 1, started_at = now(), sequence = sequence + 1 WHERE id = $1`,
+      [jobId],
+    );
+    expect(await e.cancel(jobId)).toMatchObject({ status: JobStatus.RUNNING, messageCode: 'job.cancel-requested' });
+    await e.start();
+    await e.maintenance.runOnce(); // the lease rescuer puts it back; the next claim would be attempt 2 of 1
+    expect(await waitForJob(e, jobId)).toMatchObject({ status: JobStatus.CANCELLED, messageCode: 'job.cancelled-before-start', errorCode: null });
+  });
+
   it('a job cancelled while it waits is coded so', async () => {
     // Not started: nothing takes the job before the cancel.
     const { engine: e } = run(async () => ({ ran: true }));

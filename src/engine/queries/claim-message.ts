@@ -1,7 +1,14 @@
 import { columnsOf, type Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
 
-export type ClaimRow = { claimed_outbox_id: string; claimed_token: string; processing_attempts: number; job_status: string | null } & Partial<JobRow>;
+export type ClaimRow = {
+  claimed_outbox_id: string;
+  claimed_token: string;
+  processing_attempts: number;
+  job_status: string | null;
+  /** Whether the job was asked to cancel; read only when the claim did not start it. */
+  job_cancel_requested: boolean | null;
+} & Partial<JobRow>;
 
 export interface ClaimArgs {
   outboxId: string;
@@ -34,7 +41,7 @@ export interface ClaimArgs {
  * `available_at` ahead) cannot start it early.
  * In the same statement the job turns RUNNING, unless it is over the attempt
  * limit, already terminal or asked to cancel (then `id` is null and the caller
- * decides from `processing_attempts` and `job_status`).
+ * decides from `job_cancel_requested`, `processing_attempts` and `job_status`).
  *
  * Claims many messages at once (one row per claim won, keyed by `claimed_outbox_id` and
  * `claimed_token`): the runner batches the claims that arrive while one is in flight.
@@ -93,6 +100,7 @@ function claimSql(source: string): string {
      SELECT c.outbox_id AS claimed_outbox_id, c.token AS claimed_token, c.processing_attempts,
        -- only looked up when the job did not start (CASE evaluates the sub-query lazily)
        CASE WHEN s.id IS NULL THEN (SELECT status FROM jobs WHERE id = c.job_id) ELSE s.status END AS job_status,
+       CASE WHEN s.id IS NULL THEN (SELECT cancel_requested_at IS NOT NULL FROM jobs WHERE id = c.job_id) END AS job_cancel_requested,
        s.*
      FROM claimed c LEFT JOIN started s ON s.id = c.job_id`;
 }

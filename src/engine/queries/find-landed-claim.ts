@@ -14,7 +14,8 @@ import { jobColumnsOf } from './job-row';
  */
 export async function findLandedClaim(sql: Sql, args: { outboxId: string; token: string }): Promise<ClaimRow | undefined> {
   const rows = await sql<ClaimRow>(
-    `SELECT o.id AS claimed_outbox_id, o.processing_token AS claimed_token, o.processing_attempts, j.status AS job_status, s.*
+    `SELECT o.id AS claimed_outbox_id, o.processing_token AS claimed_token, o.processing_attempts, j.status AS job_status,
+       j.cancel_requested_at IS NOT NULL AS job_cancel_requested, s.*
      FROM job_outbox o
      JOIN jobs j ON j.id = o.job_id
      LEFT JOIN LATERAL (
