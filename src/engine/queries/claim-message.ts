@@ -1,5 +1,6 @@
 import { columnsOf, type Sql } from '../db/sql';
 import { jobColumnsOf, type JobRow } from './job-row';
+import { leaseRanOut } from './lease-ran-out';
 
 export type ClaimRow = {
   claimed_outbox_id: string;
@@ -31,7 +32,8 @@ export interface ClaimArgs {
 /**
  * The claim: one conditional UPDATE gives the row a fresh token and lease and counts
  * the attempt — only if nobody holds it (PENDING/PUBLISHING/PUBLISHED) or the
- * holder's lease has expired. Exactly one concurrent claimer gets a row back.
+ * holder's lease ran out (`leaseRanOut`: not merely during a database outage, whose
+ * live workers re-take their leases first). Exactly one concurrent claimer gets a row back.
  * Fenced on what the message says as well as its outbox id: the row must belong to
  * the message's job and kind (the runner passes the kind of the queue it consumes,
  * which the message must name), so a misrouted or forged message claims nothing and
@@ -83,7 +85,7 @@ function claimSql(source: string): string {
        WHERE o.id = req.outbox_id AND o.job_id = req.job_id AND o.kind = req.kind
          AND o.available_at <= now()
          AND (o.state IN ('PUBLISHING', 'PUBLISHED')
-              OR (NOT req.offered AND (o.state = 'PENDING' OR (o.state = 'PROCESSING' AND o.lease_expires_at < now()))))
+              OR (NOT req.offered AND (o.state = 'PENDING' OR (o.state = 'PROCESSING' AND ${leaseRanOut('o')}))))
        RETURNING o.id AS outbox_id, o.processing_token AS token, o.job_id, o.processing_attempts, req.attempt_limit
      ), started AS (
        UPDATE jobs j

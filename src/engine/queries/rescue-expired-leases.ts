@@ -1,9 +1,6 @@
 import type { Sql } from '../db/sql';
-import { MIN_HEARTBEAT_MS } from '../progress-reporter';
 import { jobColumnsOf, type JobRow } from './job-row';
-
-/** Beyond a heartbeat interval, how long after a server start a live worker may take to renew its lease. */
-export const RESTART_GRACE_SLACK_SECONDS = 5;
+import { leaseRanOut } from './lease-ran-out';
 
 /** One rescued outbox row; `job` is the job as it is now when it went back to QUEUED. */
 export interface RescuedLease {
@@ -25,14 +22,7 @@ export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<Resc
   const rows = await sql<{ job_id: string } & Partial<JobRow>>(
     `WITH expired AS (
        SELECT id FROM job_outbox
-       WHERE stage = 'PROCESSING' AND lease_expires_at < now()
-         -- A lease that ran out while the server was down (or just starting) says nothing
-         -- about its worker, whose heartbeats could not land. Judge it only once the server
-         -- has been up for one heartbeat interval of that lease (lease/3, at least $2 s; the
-         -- lease is what the last claim or heartbeat set, lease_expires_at - updated_at)
-         -- and $3 s more: a live worker has re-taken its lease by then.
-         AND pg_postmaster_start_time() < now()
-           - greatest(make_interval(secs => $2), (lease_expires_at - updated_at) / 3) - make_interval(secs => $3)
+       WHERE stage = 'PROCESSING' AND ${leaseRanOut('job_outbox')}
        ORDER BY lease_expires_at LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), rescued AS (
@@ -49,7 +39,7 @@ export async function rescueExpiredLeases(sql: Sql, limit: number): Promise<Resc
        RETURNING ${jobColumnsOf('j')}
      )
      SELECT r.job_id, b.* FROM rescued r LEFT JOIN jobs_back b ON b.id = r.job_id`,
-    [limit, MIN_HEARTBEAT_MS / 1_000, RESTART_GRACE_SLACK_SECONDS],
+    [limit],
   );
   return rows.map(({ job_id, ...job }) => ({ job_id, job: job.id ? (job as JobRow) : null }));
 }
