@@ -1,6 +1,7 @@
+import { watch } from 'vue';
 import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router';
 import { isSignedIn } from './auth/session';
-import { t } from './i18n';
+import { currentLanguage, t } from './i18n';
 import NotFound from './components/NotFound.vue';
 
 /** A link in the page's main navigation. */
@@ -46,6 +47,11 @@ router.beforeEach((to) => {
   return true;
 });
 
-router.afterEach((to) => {
-  document.title = to.meta.titleKey ? `${t(to.meta.titleKey)} · ${t('app.title')}` : t('app.title');
-});
+/** The tab's title: the page's, in the page's language. */
+const setTitle = () => {
+  const meta = router.currentRoute.value.meta;
+  document.title = meta.titleKey ? `${t(meta.titleKey)} · ${t('app.title')}` : t('app.title');
+};
+router.afterEach(setTitle);
+// A switch of language re-renders the page; the title is outside it.
+watch(() => currentLanguage(), setTitle);

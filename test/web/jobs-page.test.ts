@@ -165,6 +165,8 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     // A message the page has no translation of comes from the server, asked for in Chinese.
     await poll(() => page.getByTestId('job-message').innerText()).toMatch(/[\u4e00-\u9fff]/);
     expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    // The tab's title too, without another navigation.
+    await poll(() => page.title()).toMatch(/[\u4e00-\u9fff]/);
     await page.screenshot({ path: shot('job-zh-1280') });
     await page.reload();
     await poll(() => page.locator('nav').innerText()).toContain('作业');
