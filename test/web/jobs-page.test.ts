@@ -124,6 +124,8 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await poll(() => page.getByTestId('job-status').getAttribute('data-status'), { timeout: 30_000 }).toBe('SUCCEEDED');
     await page.getByTestId('job-result').waitFor();
     expect(await page.getByTestId('job-result').innerText()).toMatch(/Penalty\s+\d+/);
+    // Why the solver stopped, in words (not its code).
+    expect(await page.locator('[data-result="stopReason"]').innerText()).toMatch(/^(the time limit was reached|the move budget was spent|no better result exists \(penalty 0\)|it was stopped)$/);
     expect(await page.getByTestId('timeline').locator('li[data-state="done"]').count()).toBe(5);
     expect(await page.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
     await page.screenshot({ path: shot('job-succeeded-1280') });
@@ -165,6 +167,7 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     // A message the page has no translation of comes from the server, asked for in Chinese.
     await poll(() => page.getByTestId('job-message').innerText()).toMatch(/[\u4e00-\u9fff]/);
     expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    await poll(() => page.locator('[data-result="stopReason"]').innerText()).toMatch(/^[\u4e00-\u9fff（）0 ]+$/);
     // The tab's title too, without another navigation.
     await poll(() => page.title()).toMatch(/[\u4e00-\u9fff]/);
     await page.screenshot({ path: shot('job-zh-1280') });

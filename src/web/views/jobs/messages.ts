@@ -43,6 +43,12 @@ export const messages: Messages = {
         attempts: 'Attempts',
         plan: 'Plan',
       },
+      stopReasons: {
+        time: 'the time limit was reached',
+        iterations: 'the move budget was spent',
+        optimal: 'no better result exists (penalty 0)',
+        aborted: 'it was stopped',
+      },
       results: {
         penalty: 'Penalty',
         hardViolations: 'Hard violations',
@@ -106,6 +112,12 @@ export const messages: Messages = {
         completedAt: '结束时间',
         attempts: '尝试次数',
         plan: '方案',
+      },
+      stopReasons: {
+        time: '达到时间上限',
+        iterations: '用完步数上限',
+        optimal: '已无更优结果（罚分为 0）',
+        aborted: '被中止',
       },
       results: {
         penalty: '罚分',
