@@ -257,6 +257,22 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await phone.close();
   });
 
+  it('signs out when its token expires on an open page (the server closes the socket, 4403) rather than show rows that no longer move', async () => {
+    const brief = await server.authenticator.sign({ sub: 'viewer-brief', roles: ['viewer'], scope: 'jobs:read-all' }, '5s');
+    if (await page.getByRole('button', { name: 'Sign out' }).count()) {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/sign-in/);
+    } else await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Bearer token').fill(brief);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => page.getByTestId('who').innerText()).toContain('viewer-brief');
+    await page.goto(`${server.url}/jobs`);
+    await page.locator('tr[data-job-id]').first().waitFor();
+    // No navigation, no request: only the socket's close says the token is done.
+    await poll(() => page.getByText('Your session has ended').count(), { timeout: 20_000 }).toBe(1);
+    await page.waitForURL(/\/sign-in/);
+  });
+
   it('made no request off this machine and threw no page error', () => {
     expect(offsite).toEqual([]);
     expect(requests.some((url) => url.startsWith(server.wsUrl))).toBe(true);
