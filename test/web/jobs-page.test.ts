@@ -257,6 +257,30 @@ describe.runIf(requireChromium('test/web/jobs-page.test.ts'))('the web page: job
     await phone.close();
   });
 
+  it('a job page whose first read failed reads again by itself, and then shows the job without the error', async () => {
+    // A running job: no end comes to make the page read it again; only the page itself can.
+    const running = await startSchedule(60);
+    let failed = 0;
+    await page.route('**/graphql', (route) => {
+      if (failed === 0 && (route.request().postData() ?? '').includes('JobDetail')) {
+        failed++;
+        return route.abort('connectionreset');
+      }
+      return route.fallback();
+    });
+    try {
+      await page.goto(`${server.url}/jobs/${running}`);
+      await page.getByRole('alert').waitFor();
+      await poll(() => page.getByTestId('job-status').getAttribute('data-status')).toBe('RUNNING');
+      expect(await page.getByRole('alert').count()).toBe(0);
+      expect(failed).toBe(1);
+    } finally {
+      await page.unroute('**/graphql');
+      await engine.cancel(running);
+      await waitForJob(engine, running);
+    }
+  });
+
   it('signs out when its token expires on an open page (the server closes the socket, 4403) rather than show rows that no longer move', async () => {
     const brief = await server.authenticator.sign({ sub: 'viewer-brief', roles: ['viewer'], scope: 'jobs:read-all' }, '5s');
     if (await page.getByRole('button', { name: 'Sign out' }).count()) {
