@@ -351,6 +351,23 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await expect.poll(async () => [await page.getByTestId('published-entry').count(), await page.locator(`[data-testid="published-entry"][data-curricula~="${curriculum.code}"]`).count()], { timeout: 15_000 }).toEqual([ofCurriculum.length, ofCurriculum.length]);
     expect(await page.locator(`td[data-day="${published[0]!.day}"][data-period="${published[0]!.period}"] [data-course="${published[0]!.courseCode}"]`).count()).toBe(1);
     await page.screenshot({ path: shot('published-1280'), fullPage: true });
+
+    // Another choice whose read fails: the error, and none of the class group's lectures under the new caption.
+    await page.getByTestId('published-axis').selectOption('teacher');
+    await expect.poll(() => page.getByTestId('published-entry').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const shown = await page.getByTestId('published-resource').inputValue();
+    const otherTeacher = courses.map((c) => c.teacher.id).find((id) => id !== shown);
+    await page.route('**/graphql', (route) =>
+      (route.request().postData() ?? '').includes('TimetablingPublished') ? route.abort('connectionreset') : route.fallback(),
+    );
+    try {
+      await page.getByTestId('published-resource').selectOption(otherTeacher!);
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByTestId('published-entry').count()).toBe(0);
+      expect(await page.getByTestId('published-count').innerText()).toMatch(/\b0\b/);
+    } finally {
+      await page.unroute('**/graphql');
+    }
   });
 
   it('imports a .ctt file chosen from disk (a malformed one refused by its line), and makes a plan of it', async () => {
