@@ -438,6 +438,18 @@ describe.runIf(requireChromium('test/web/timetabling-pages.test.ts'))('the web p
     await page.getByTestId('arrangement-choice').selectOption(room.id);
     const inRoom = sittings.filter((s) => s.room?.id === room.id).length;
     await expect.poll(async () => [await page.getByTestId('sitting').count(), await page.locator(`[data-testid="sitting"][data-room="${room.code}"]`).count()], { timeout: 15_000 }).toEqual([inRoom, inRoom]);
+    // Another room whose read fails: the error, and none of the first room's sittings under it.
+    const otherRoom = await page.getByTestId('arrangement-choice').evaluate((select: HTMLSelectElement, shown) => [...select.options].map((o) => o.value).find((v) => v !== shown)!, room.id);
+    await page.route('**/graphql', (route) => ((route.request().postData() ?? '').includes('MakeupExamSittings') ? route.abort('connectionreset') : route.fallback()));
+    try {
+      await page.getByTestId('arrangement-choice').selectOption(otherRoom);
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByTestId('sitting').count()).toBe(0);
+    } finally {
+      await page.unroute('**/graphql');
+    }
+    await page.getByTestId('arrangement-choice').selectOption(room.id);
+    await expect.poll(() => page.getByTestId('sitting').count(), { timeout: 15_000 }).toBe(inRoom);
 
     // A student who failed the exam's course sits it: their own timetable lists it.
     const enrolments = await api<{ makeupExamSession: { exams: { enrolments: { studentCode: string; score: number | null }[] }[] } }, unknown>(
