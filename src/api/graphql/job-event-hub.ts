@@ -11,19 +11,20 @@ export type HubListener = (event: JobEvent) => void;
 export const RECENT_JOBS_LIMIT = 50_000;
 
 /**
- * Where a listener stands in one job's events: the rank (eventRank) of the newest
- * event it was given, and when that event's row was written (`job.updatedAt`, from the
+ * Where a listener stands in one job's events: the newest event it was given — its
+ * sequence and status, and when its row was written (`job.updatedAt`, from the
  * database's one clock).
  */
 export interface EventMark {
-  rank: number;
+  sequence: number;
+  status: JobStatus;
   writtenAt: number;
 }
 
 /**
- * Orders a job's events. `eventRank` packs a sequence and whether its status is
- * terminal into one number; `isAhead` says whether an event is new to a listener
- * standing at `last` (null before its first event).
+ * Orders a job's events. `isAhead` says whether an event is new to a listener standing
+ * at `last` (null before its first event); `eventRank` packs a sequence and whether its
+ * status is terminal into one number, to sort events held back in that order.
  *
  * An event is ahead when its sequence is higher, or when it is the job's end, the
  * listener has not seen an end, and the end was written after the listener's newest
@@ -38,13 +39,20 @@ export interface EventMark {
  */
 export const eventRank = (sequence: number, status: JobStatus): number => sequence * 2 + (isTerminal(status) ? 1 : 0);
 
-export const markOf = (event: JobEvent): EventMark => ({ rank: eventRank(event.sequence, event.status), writtenAt: event.job.updatedAt.getTime() });
-
 export function isAhead(last: EventMark | null, event: JobEvent): boolean {
   if (last === null) return true;
-  if (event.sequence > Math.floor(last.rank / 2)) return true;
-  const lastTerminal = last.rank % 2 === 1;
-  return isTerminal(event.status) && !lastTerminal && event.job.updatedAt.getTime() > last.writtenAt;
+  if (event.sequence > last.sequence) return true;
+  return isTerminal(event.status) && !isTerminal(last.status) && event.job.updatedAt.getTime() > last.writtenAt;
+}
+
+/** Moves `mark` to `event` (in place: one per job, not one per event); a new mark when there is none. */
+export function markAt(mark: EventMark | null | undefined, event: JobEvent): EventMark {
+  const writtenAt = event.job.updatedAt.getTime();
+  if (!mark) return { sequence: event.sequence, status: event.status, writtenAt };
+  mark.sequence = event.sequence;
+  mark.status = event.status;
+  mark.writtenAt = writtenAt;
+  return mark;
 }
 
 /** A job some listener of this process watches, and the newest state its listeners were given. */
@@ -72,8 +80,6 @@ export interface JobWatch {
 interface JobEntry {
   /** One listener (the common case) is kept without a Set. */
   listeners: HubListener | Set<HubListener>;
-  sequence: number;
-  status: JobStatus | null;
   /** Where the job's listeners stand; null before the first event. */
   mark: EventMark | null;
 }
@@ -120,7 +126,7 @@ export class JobEventHub {
   watchJob(jobId: string, listener: HubListener): JobWatch {
     let entry = this.byJob.get(jobId);
     if (entry === undefined) {
-      entry = { listeners: listener, sequence: -1, status: null, mark: null };
+      entry = { listeners: listener, mark: null };
       this.byJob.set(jobId, entry);
     } else if (typeof entry.listeners === 'function') entry.listeners = new Set([entry.listeners, listener]);
     else entry.listeners.add(listener);
@@ -161,13 +167,13 @@ export class JobEventHub {
 
   /** The jobs watched now and what their listeners have. */
   *watchedJobs(): Generator<WatchedJob> {
-    for (const [jobId, entry] of this.byJob) yield { jobId, sequence: entry.sequence, status: entry.status };
+    for (const [jobId, entry] of this.byJob) yield watched(jobId, entry);
   }
 
   /** One watched job and what its listeners have; undefined when nobody watches it. */
   watchedJob(jobId: string): WatchedJob | undefined {
     const entry = this.byJob.get(jobId);
-    return entry && { jobId, sequence: entry.sequence, status: entry.status };
+    return entry && watched(jobId, entry);
   }
 
   /** `dropped`: events not given to an audience (the job's watchers, the every-job listeners) that already had them. */
@@ -194,10 +200,8 @@ export class JobEventHub {
   /** False when the job's listeners already have this sequence or a newer one. */
   private toJobListeners(entry: JobEntry, event: JobEvent, detectGap: boolean, except?: HubListener): boolean {
     if (!isAhead(entry.mark, event)) return false;
-    const gap = detectGap && entry.sequence >= 0 && event.sequence > entry.sequence + 1 && !isTerminal(event.status);
-    entry.sequence = event.sequence;
-    entry.status = event.status;
-    entry.mark = markOf(event);
+    const gap = detectGap && entry.mark !== null && event.sequence > entry.mark.sequence + 1 && !isTerminal(event.status);
+    entry.mark = markAt(entry.mark, event);
     const listeners = entry.listeners;
     if (typeof listeners === 'function') {
       if (listeners !== except) safely(listeners, event);
@@ -217,10 +221,12 @@ export class JobEventHub {
     } else if (this.recent.size >= RECENT_JOBS_LIMIT) {
       this.recent.delete(this.recent.keys().next().value!);
     }
-    this.recent.set(event.jobId, markOf(event));
+    this.recent.set(event.jobId, markAt(last, event));
     return true;
   }
 }
+
+const watched = (jobId: string, entry: JobEntry): WatchedJob => ({ jobId, sequence: entry.mark?.sequence ?? -1, status: entry.mark?.status ?? null });
 
 function safely(listener: HubListener, event: JobEvent): void {
   try {

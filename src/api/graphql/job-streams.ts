@@ -4,7 +4,7 @@ import { canSeeJob, type Viewer } from '../auth/viewer';
 import type { SubscriptionBacklog } from './context';
 import { notFoundError } from './errors';
 import { EventStream } from './event-stream';
-import { eventRank, isAhead, markOf, type EventMark, type JobEventHub } from './job-event-hub';
+import { eventRank, isAhead, markAt, type EventMark, type JobEventHub } from './job-event-hub';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isJobId = (id: string): boolean => UUID.test(id);
@@ -31,7 +31,7 @@ export async function jobProgressStream(
   let early: JobEvent[] | null = [];
   const deliver = (event: JobEvent) => {
     if (!isAhead(last, event)) return;
-    last = markOf(event);
+    last = markAt(last, event);
     stream.push(event);
     if (isTerminal(event.status)) stream.end();
   };
