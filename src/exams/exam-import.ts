@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { requireCode, requireInt } from '../academic/validation';
-import { badInput, conflict } from '../engine/errors';
-import { takenAsConflict } from '../errors';
+import { badInput, conflict, takenAsConflict } from '../errors';
 import { MakeupExam, MakeupExamConstraint, MakeupExamPeriod, MakeupExamRoom, MakeupExamSession, MakeupExamSessionFormat } from './entities';
 import { ExamFormatError } from './formats/exam-format-error';
 import { parseItc2007Exam } from './formats/itc2007-exam-format';

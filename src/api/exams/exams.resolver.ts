@@ -61,9 +61,8 @@ const em = entityManagerOf;
 
 /**
  * `evaluation`, `solutionText` and `studentTimetable` read the whole session (its
- * periods, rooms, invigilators, constraints, exams, enrolments and sittings) and
- * compute over it: besides their fixed cost they
- * charge, when they run, one unit per this many rows. An enrolment is a narrow row (an
+ * periods, rooms, invigilators, constraints, exams, enrolments and sittings) and compute
+ * over it: besides their fixed cost they charge, when they run, one unit per this many rows. An enrolment is a narrow row (an
  * exam and a student), so the rate is lower than a plan's: the largest benchmark (pur93,
  * 125,000 rows) fits the default limit.
  */
