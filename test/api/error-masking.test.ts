@@ -164,6 +164,22 @@ describe('no schema suggestions in production', () => {
     }
   });
 
+  it('a message quoting a long run of spaces is answered at once: hints are looked for in the clipped message only', async () => {
+    // graphql-js quotes the string whole ("found String …"). Looked for in the whole
+    // message, a hint pattern starting at every space took ~n²/2 steps: minutes for the
+    // 1 MB a viewer may send, the process answering nobody meanwhile.
+    const large = await startTestApiServer({ engine, settings: { ...PRODUCTION, maxBodyBytes: 1_048_576 } });
+    try {
+      const spaces = ' '.repeat(900_000);
+      const { status, body, text } = await post(large, { query: `query "${spaces}"` }, large.tokens.viewer);
+      expect(status, text.slice(0, 500)).toBe(400);
+      expect(body.errors![0]!.extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+      expect(body.errors![0]!.message).toMatch(/^Syntax Error: Expected "\{", found String "\s{40}…" \(900000 characters\)\.$/);
+    } finally {
+      await large.close();
+    }
+  }, 30_000);
+
   it('development keeps them (they help whoever writes the queries)', async () => {
     const dev = await startTestApiServer({ engine });
     try {

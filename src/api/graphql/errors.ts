@@ -99,8 +99,13 @@ export function clipMessage(message: string): string {
   return clipped.length <= MAX_MESSAGE_CHARACTERS ? clipped : `${clipped.slice(0, MAX_MESSAGE_CHARACTERS - 1)}…`;
 }
 
-/** graphql-js's "Did you mean …?" hints name fields, arguments, types and enum values the caller did not know. */
-const withoutSuggestions = (message: string) => message.replace(/\s*Did you mean [^?]*\?/g, '');
+/**
+ * graphql-js's "Did you mean …?" hints name fields, arguments, types and enum values the
+ * caller did not know. Applied to a clipped message only (at most MAX_MESSAGE_CHARACTERS):
+ * a message quotes the caller's values, and this scan is quadratic in what it is given.
+ * A hint cut by the clip has no "?" left: it ends at the message's end.
+ */
+const withoutSuggestions = (message: string) => message.replace(/ ?Did you mean [^?]*(?:\?|$)/g, '');
 
 /** A short id tying what the client sees to the log line with the cause. */
 export const newErrorRef = (): string => randomBytes(6).toString('hex');
@@ -146,7 +151,7 @@ export function createErrorFormatter(options: ErrorFormatterOptions) {
     const base = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
     const stack = !options.production ? (formatted.extensions?.stacktrace as unknown) : undefined;
     const send = (code: string, message: string, extra: Record<string, unknown> = {}): GraphQLFormattedError => ({
-      message: clipMessage(options.production ? withoutSuggestions(message) : message),
+      message: options.production ? withoutSuggestions(clipMessage(message)) : clipMessage(message),
       ...base,
       extensions: { ...extra, code, ...(stack ? { stacktrace: stack } : {}) },
     });
