@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { claimBatch } from './claim-batch';
 import { Batcher, BATCHES_IN_FLIGHT } from './db/batcher';
 import { emSql, poolSql, type Sql } from './db/sql';
+import { failureText } from './failure-text';
 import type { EventBus } from './events/event-bus';
 import { repeatWhileTransient } from './db/repeat-transient';
 import { isTransientDbError } from './db/transient-error';
@@ -597,6 +598,7 @@ export class Runner {
   }): Promise<Settlement> {
     const { message, token, error, attempt, attemptLimit, logger } = args;
     const errorText = describeError(error);
+    const told = failureText(error);
     // A shutdown hands a held delivery back to a durable broker at once; anything that
     // must wait goes through the outbox.
     const durable = this.deps.transport.durable && !args.messageSettled;
@@ -646,12 +648,13 @@ export class Runner {
     });
     if (decision.action === 'fail') {
       args.setOutcome('failed');
-      logger.error({ err: error, reason: decision.reason }, 'job failed');
+      logger.error({ err: error, reason: decision.reason, ...(told.ref ? { ref: told.ref } : {}) }, 'job failed');
       const row = await finishJob(this.sql, {
         outboxId: message.outboxId,
         token,
         status: JobStatus.FAILED,
-        error: { ...failureCode(error, decision, attemptLimit), text: finalErrorMessage(errorText, decision, attempt, attemptLimit) },
+        error: { ...failureCode(error, decision, attemptLimit), text: finalErrorMessage(told.text, decision, attempt, attemptLimit) },
+        cause: errorText,
         message: say(ENGINE_MESSAGES, 'job.failed'),
       });
       this.emit(row, JobEventReason.FAILED);
@@ -660,7 +663,7 @@ export class Runner {
 
     args.setOutcome('retry');
     const { delayMs } = decision;
-    logger.warn({ err: error, retryInMs: delayMs }, 'job attempt failed; will retry');
+    logger.warn({ err: error, retryInMs: delayMs, ...(told.ref ? { ref: told.ref } : {}) }, 'job attempt failed; will retry');
     // The retry waits in PostgreSQL, not in the broker: the row goes back to PENDING with
     // `available_at` at the end of the back-off and the publisher sends it then. A broker
     // restart cannot lose a timer it never held, and the delivery is settled now.
@@ -672,7 +675,7 @@ export class Runner {
       retryInMs: delayMs,
       message: {
         ...say(ENGINE_MESSAGES, 'job.retry-scheduled', { attempt, retryInSeconds: Math.ceil(delayMs / 1000) }),
-        text: `Attempt ${attempt} failed: ${truncate(errorText, 200)}; retrying in ${Math.ceil(delayMs / 1000)} s`,
+        text: `Attempt ${attempt} failed: ${truncate(told.text, 200)}; retrying in ${Math.ceil(delayMs / 1000)} s`,
       },
       refundAttempt: false,
     });

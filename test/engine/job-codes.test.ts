@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobEngine } from '../../src/engine/engine';
 import { ENGINE_MESSAGES } from '../../src/engine/job-messages';
@@ -7,6 +8,7 @@ import { Locale } from '../../src/i18n/locale';
 import { renderMessage } from '../../src/i18n/message-catalog';
 import { jobMessageCatalog } from '../../src/job-kind-descriptors';
 import { buildEngine, createTestDb, waitForJob } from '../support/engine-harness';
+import { capturingLogger } from '../api/support/api-server';
 
 /**
  * The engine stores and forwards codes without knowing any: what a processor hands it
@@ -43,8 +45,8 @@ function expectCatalogEnglish(events: JobEvent[]): void {
   }
 }
 
-function run(processor: Parameters<typeof buildEngine>[0]['registrations'][number]['processor'], settings: { attemptLimit?: number } = {}) {
-  engine = buildEngine({ db: ctx.db, registrations: [{ kind: 'CODED', defaults: { consumers: 1 }, processor }], settings });
+function run(processor: Parameters<typeof buildEngine>[0]['registrations'][number]['processor'], settings: { attemptLimit?: number } = {}, logger?: Logger) {
+  engine = buildEngine({ db: ctx.db, registrations: [{ kind: 'CODED', defaults: { consumers: 1 }, processor }], settings, logger });
   const events: JobEvent[] = [];
   engine.subscribe((event) => events.push(event));
   return { engine, events };
@@ -116,17 +118,26 @@ describe('codes through the engine', () => {
     expect(chinese(done.errorCode, done.errorParams, done.errorMessage)).toBe('方案“P”当前状态为 PUBLISHED，只有草稿（DRAFT）可以排课（可复制为新草稿）');
   });
 
-  it('any other failure is job.failed, with no parameters and a translation that tells nothing of the cause', async () => {
+  it('any other failure is job.failed, with no parameters, and neither its sentence nor its translation tells the cause: the log does, under the ref the sentence names', async () => {
     const secret = 'connect ECONNREFUSED 10.1.2.3:5432 (password=hunter2)';
-    const { engine: e } = run(async () => {
-      throw Object.assign(new Error(secret), { retryable: false, code: 'ECONNREFUSED', jobText: { code: 'Not A Code', params: null, text: 'x' } });
-    });
+    const log = capturingLogger();
+    const { engine: e } = run(
+      async () => {
+        throw Object.assign(new Error(secret), { retryable: false, code: 'ECONNREFUSED', jobText: { code: 'Not A Code', params: null, text: 'x' } });
+      },
+      {},
+      log.logger,
+    );
     await e.start();
     const done = await waitForJob(e, (await e.enqueue({ kind: 'CODED', input: {} })).job.id);
     expect(done).toMatchObject({ status: JobStatus.FAILED, errorCode: 'job.failed', errorParams: null });
-    // The English message stays what it always was; the code and its translation carry nothing of it.
-    expect(done.errorMessage).toBe(secret);
+    const ref = /^Internal error \(ref ([0-9a-f]{12})\): the service's log has its cause$/.exec(done.errorMessage ?? '')?.[1];
+    expect(ref, done.errorMessage ?? '').toBeDefined();
     expect(chinese(done.errorCode, done.errorParams, done.errorMessage)).toBe('任务失败');
+    const logged = log.lines.find((line) => line.msg === 'job failed');
+    expect(logged).toMatchObject({ ref, err: { message: secret } });
+    const { rows } = await ctx.db.pool.query('SELECT last_error FROM job_outbox WHERE job_id = $1', [done.id]);
+    expect(rows).toEqual([{ last_error: secret }]);
   });
 
   it('retries are coded with their attempt and delay, and running out of attempts is job.attempts-exhausted', async () => {
@@ -140,10 +151,10 @@ describe('codes through the engine', () => {
     const jobId = (await e.enqueue({ kind: 'CODED', input: {} })).job.id;
     const done = await waitForJob(e, jobId);
     expect(done).toMatchObject({ status: JobStatus.FAILED, errorCode: 'job.attempts-exhausted', errorParams: { attemptLimit: 2 } });
-    expect(done.errorMessage).toMatch(/^flaky \(attempt 2 of 2;/);
+    expect(done.errorMessage).toMatch(/^Internal error \(ref [0-9a-f]{12}\): the service's log has its cause \(attempt 2 of 2;/);
     const retry = events.find((event) => event.jobId === jobId && event.messageCode === 'job.retry-scheduled')!;
     expect(retry.messageParams).toEqual({ attempt: 1, retryInSeconds: expect.any(Number) });
-    expect(retry.message).toMatch(/^Attempt 1 failed: flaky; retrying in \d+ s$/);
+    expect(retry.message).toMatch(/^Attempt 1 failed: Internal error \(ref [0-9a-f]{12}\): the service's log has its cause; retrying in \d+ s$/);
     expect(chinese(retry.messageCode, retry.messageParams, retry.message)).toMatch(/^第 1 次尝试失败，\d+ 秒后重试$/);
     expect(events.find((event) => event.jobId === jobId && event.messageCode === 'job.attempt-started')).toMatchObject({
       message: 'Attempt 2 started',

@@ -95,7 +95,7 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     failSave = true;
     const failed = await waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed: 2 })).id, undefined, 20_000);
     expect(failed.status).toBe(JobStatus.FAILED);
-    expect(failed.errorMessage).toMatch(/disk full \(injected\)/);
+    expect(failed.errorMessage).toMatch(/^Internal error \(ref [0-9a-f]{12}\)/);
     expect((await findArrangement(em(), session.id))!.id).toBe(arrangementBefore!.id);
     expect(await sittingsOf(session.id)).toEqual(before);
   });

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from '../../src/database';
 import { JobEngine, type EngineRoles, type EngineSettings } from '../../src/engine/engine';
 import type { EventBus } from '../../src/engine/events/event-bus';
 import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
+import type { Logger } from 'pino';
 import { silentLogger } from '../../src/engine/logger';
 import type { InsertJobArgs } from '../../src/engine/queries/insert-job';
 import type { EngineMetrics } from '../../src/engine/metrics';
@@ -54,6 +55,8 @@ export interface EngineHarnessOptions {
   settings?: Partial<EngineSettings>;
   roles?: Partial<EngineRoles>;
   metrics?: EngineMetrics;
+  /** Where the engine logs (default: nowhere). */
+  logger?: Logger;
 }
 
 export function buildEngine(options: EngineHarnessOptions): JobEngine {
@@ -68,7 +71,7 @@ export function buildEngine(options: EngineHarnessOptions): JobEngine {
     transport: options.transport ?? new InMemoryTransport(),
     bus: options.bus ?? new InMemoryEventBus(),
     registry,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     settings: { ...FAST_SETTINGS, ...options.settings },
     roles: { publisher: true, worker: true, maintenance: false, ...options.roles },
     metrics: options.metrics,

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { GraphQLError, type GraphQLErrorOptions, type GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError, AuthenticationError, AuthorizationError } from 'type-graphql';
 import { EngineError } from '../../engine/errors';
+import { newErrorRef } from '../../engine/failure-text';
 import { AuthError } from '../auth/authenticator';
 
 /** Every `extensions.code` this API sends. */
@@ -107,8 +107,7 @@ export function clipMessage(message: string): string {
  */
 const withoutSuggestions = (message: string) => message.replace(/ ?Did you mean [^?]*(?:\?|$)/g, '');
 
-/** A short id tying what the client sees to the log line with the cause. */
-export const newErrorRef = (): string => randomBytes(6).toString('hex');
+export { newErrorRef };
 
 /** The error at the bottom of GraphQLError wrappings (located errors, Apollo's validation errors). */
 function causes(error: unknown): unknown[] {

@@ -5,7 +5,7 @@ import { LAST_ERROR_MAX_LENGTH } from './release-message';
 
 const FINISH_SQL = `WITH done AS (
        UPDATE job_outbox SET state = 'COMPLETED', processing_token = NULL, lease_expires_at = NULL,
-         last_error = coalesce(left($4, ${LAST_ERROR_MAX_LENGTH}), last_error), completed_at = now(), updated_at = now()
+         last_error = coalesce(left($10, ${LAST_ERROR_MAX_LENGTH}), last_error), completed_at = now(), updated_at = now()
        WHERE id = $1 AND state = 'PROCESSING' AND processing_token = $2
        RETURNING job_id
      )
@@ -26,8 +26,10 @@ export async function finishJob(
     outboxId: string;
     token: string;
     status: JobStatus.FAILED | JobStatus.CANCELLED;
-    /** The failure's sentence, code and parameters (null for a cancellation). */
+    /** The failure's sentence, code and parameters (null for a cancellation): what the job's readers see. */
     error: string | JobText | null;
+    /** The failure's cause for operators, kept in the outbox row's `last_error`; defaults to the sentence. */
+    cause?: string;
     message: string | JobText;
   },
 ): Promise<JobRow | undefined> {
@@ -45,6 +47,7 @@ export async function finishJob(
       jsonOrNull(error?.params),
       message.code,
       jsonOrNull(message.params),
+      args.cause ?? error?.text ?? null,
     ],
   );
   return rows[0];
