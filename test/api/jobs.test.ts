@@ -275,13 +275,15 @@ describe('cancelJob and retryJob', () => {
   it('cancels a queued job, refuses to cancel it again, retries it to success, and refuses to retry a success', async () => {
     await occupy(JobKind.MAKEUP_EXAM_AUTO, 1_000);
     const job = await enqueue(JobKind.MAKEUP_EXAM_AUTO, { steps: 1, stepMs: 10 });
-    const cancelled = await gql(server, CancelJobDocument, { id: job.id }, server.tokens.scheduler);
+    // Named in upper case (as some clients print uuids): the same job.
+    const cancelled = await gql(server, CancelJobDocument, { id: job.id.toUpperCase() }, server.tokens.scheduler);
     expect(cancelled.body.errors).toBeUndefined();
     expect(cancelled.body.data!.cancelJob.status).toBe('CANCELLED');
+    expect((await gql(server, JobDocument, { id: job.id.toUpperCase() }, server.tokens.scheduler)).body.data!.job).toMatchObject({ id: job.id, status: 'CANCELLED' });
     const again = await gql(server, CancelJobDocument, { id: job.id }, server.tokens.scheduler);
     expect(again.body.errors![0]!.extensions!.code).toBe('CONFLICT');
 
-    const retried = await gql(server, RetryJobDocument, { id: job.id }, server.tokens.admin);
+    const retried = await gql(server, RetryJobDocument, { id: job.id.toUpperCase() }, server.tokens.admin);
     expect(retried.body.errors).toBeUndefined();
     expect(retried.body.data!.retryJob.status).toBe('QUEUED');
     const done = await waitForJob(engine, job.id);

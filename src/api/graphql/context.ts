@@ -64,7 +64,8 @@ export function createLoaders(engine: JobEngine): Loaders {
       async (ids) => {
         const jobs = await engine.getJobs(ids);
         const byId = new Map(jobs.map((job) => [job.id as string, job]));
-        return ids.map((id) => byId.get(id) ?? null);
+        // PostgreSQL compares uuids whatever their case and answers in lower case.
+        return ids.map((id) => byId.get(id.toLowerCase()) ?? null);
       },
       { maxBatchSize: 200 },
     ),
