@@ -23,6 +23,12 @@ describe('operationCost, kept per document', () => {
     expect(price(document, { n: 2 }).cost).toBe(small.cost);
   });
 
+  it('prices a page of jobs by its rows even when it selects nothing of them', () => {
+    expect(price('{ jobs(first: 200) { __typename } }').cost).toBeGreaterThanOrEqual(200);
+    const many = Array.from({ length: 30 }, (_, i) => `a${i}: jobs(first: 200) { __typename }`).join(' ');
+    expect(price(`{ ${many} }`).error?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
   it('prices a selection left out by @include($v) again when $v changes', () => {
     const document = parse('query Maybe($v: Boolean!) { a: jobs(first: 30) { edges { node { id } } } b: jobs(first: 30) @include(if: $v) { edges { node { id } } } }');
     const without = price(document, { v: false });

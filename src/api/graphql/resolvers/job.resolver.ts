@@ -36,7 +36,8 @@ export class JobResolver {
   @Authorized()
   @Query(() => JobConnection, {
     description: 'Jobs, newest first. A viewer without the jobs:read-all grant sees only the jobs it requested.',
-    complexity: ({ args, childComplexity }) => 1 + Math.max(1, Number(args.first ?? 20)) * childComplexity,
+    // A page reads its `first` rows whatever it selects of them (`{ __typename }` too).
+    complexity: ({ args, childComplexity }) => 1 + Math.max(1, Number(args.first ?? 20)) * Math.max(1, childComplexity),
   })
   async jobs(@Args() args: JobsArgs, @Ctx() context: GraphQLContext): Promise<JobConnection> {
     const viewer = context.viewer!;
