@@ -1,4 +1,4 @@
-import express, { type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ErrorCode, errorBody } from './graphql/errors';
 
 /**
@@ -16,23 +16,42 @@ export function callerBodyLimit(limits: { maxBodyBytes: number; maxAnonymousBody
 }
 
 /**
- * Refuses (413 PAYLOAD_TOO_LARGE) a request whose Content-Length is over its body limit
- * before reading any of it, and closes the connection once answered. body-parser refuses
- * such a body too, but only after reading it to its end (to keep the connection usable):
- * a client declaring 2 MB made the server read 2 MB to say no, or wait for ever for bytes
- * never sent. A body without a Content-Length (chunked) is bounded by body-parser's limit.
+ * Refuses (413 PAYLOAD_TOO_LARGE) a body over its limit as soon as that is known, and
+ * closes the connection once answered: before reading any of it when its Content-Length
+ * says so, or at the chunk that crosses the limit when it comes without one (chunked).
+ * body-parser refuses such a body too, but only after reading it to its end (to keep the
+ * connection usable): a client declaring 2 MB made the server read 2 MB to say no, and a
+ * chunked body that never ends held its connection until the request timeout.
  */
 export function declaredBodyLimit(limitOf: (res: Response) => number): RequestHandler {
   return (req, res, next) => {
     const limit = limitOf(res);
-    const declared = Number(req.headers['content-length']);
-    if (!(declared > limit)) return next();
-    res.on('finish', () => req.socket.destroy());
-    res
-      .status(413)
-      .set('Connection', 'close')
-      .json(tooLargeBody(limit));
+    const declared = req.headers['content-length'];
+    if (declared !== undefined) {
+      if (Number(declared) > limit) return refuse(req, res, limit);
+    } else if (req.headers['transfer-encoding'] !== undefined) {
+      // Counted beside body-parser's own reading (both listen from this same turn, so
+      // neither misses a chunk); the refusal ends the connection and with it that read.
+      let received = 0;
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= limit) return;
+        req.off('data', count);
+        if (!res.headersSent) refuse(req, res, limit);
+      };
+      req.on('data', count);
+      req.once('end', () => req.off('data', count));
+    }
+    next();
   };
+}
+
+function refuse(req: Request, res: Response, limit: number): void {
+  res.on('finish', () => req.socket.destroy());
+  res
+    .status(413)
+    .set('Connection', 'close')
+    .json(tooLargeBody(limit));
 }
 
 /** What a body over its limit is answered with, whether refused by its declared length or as it is read. */

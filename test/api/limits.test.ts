@@ -135,6 +135,26 @@ describe('sizes and malformed input', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('answers a chunked body at the chunk that crosses the limit with 413, and closes the connection', async () => {
+    // Chunks past any limit, and no last chunk: a server that reads a refused body to its
+    // end before answering answers this only at its request timeout (minutes).
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const chunk = 'x'.repeat(1024);
+    const first = `{"query":"{ __typename }","padding":"${chunk}`;
+    socket.write(`${first.length.toString(16)}\r\n${first}\r\n`);
+    for (let i = 0; i < 200 && !socket.destroyed; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('no answer to a chunked body over the limit')), 10_000))]);
+    const answer = Buffer.concat(received).toString('utf8');
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toMatch(/connection: close/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('gives a caller without a verified token a smaller body: 413 before reading, declared or chunked; a verified caller the full limit', async () => {
     const small = await startTestApiServer({ engine, settings: { maxBodyBytes: 16 * 1024, maxAnonymousBodyBytes: 1024 } });
     try {
