@@ -114,14 +114,19 @@ export const DEFAULT_HTTP_CONNECTIONS: HttpConnectionSettings = {
   // Nobody: a client could otherwise name any address it likes in X-Forwarded-For.
   trustedProxies: [],
 };
-/** Requests to the operator endpoints (/health/*, /metrics) per client address. */
-export interface OpsRateSettings {
+/** Requests per client address to what anyone may ask without a token (operator endpoints, the web page's files). */
+export interface AddressRateSettings {
   perSecond: number;
   /** Extra requests in bursts, refilled every 10 s. */
   burst: number;
 }
 /** A prober or scraper asks every few seconds: this is lavish for one, and bounds a flood. */
-export const DEFAULT_OPS_RATE: OpsRateSettings = { perSecond: 10, burst: 100 };
+export const DEFAULT_OPS_RATE: AddressRateSettings = { perSecond: 10, burst: 100 };
+/**
+ * A browser loads the page's index and a dozen files, then caches the files for a year:
+ * lavish for a room of browsers behind one address, and bounds a flood of page requests.
+ */
+export const DEFAULT_PAGE_RATE: AddressRateSettings = { perSecond: 50, burst: 500 };
 /** A token may be valid for at most this long (exp − iat, or exp − now without iat). */
 export const DEFAULT_JWT_MAX_LIFETIME_SECONDS = 86_400;
 
@@ -194,12 +199,14 @@ export interface Config {
   };
   ops: { access: OpsAccess; token: string | undefined };
   /** Requests per address to /health/* and /metrics, in every role. */
-  opsRate: OpsRateSettings;
+  opsRate: AddressRateSettings;
   graphql: {
     introspection: boolean;
     graphiql: boolean;
     /** The folder the web page is served from (`vite build` output); null: no page at `/`. */
     webRoot: string | null;
+    /** Requests per address for the page and its files (and any path nothing else answers). */
+    pageRate: AddressRateSettings;
     maxDepth: number;
     maxComplexity: number;
     maxTokens: number;
@@ -487,6 +494,10 @@ export function loadConfig(env: Env = process.env): Config {
       introspection: bool(env, 'GRAPHQL_INTROSPECTION', !production),
       graphiql: bool(env, 'GRAPHIQL', !production),
       webRoot: webRoot(env),
+      pageRate: {
+        perSecond: int(env, 'WEB_RATE_PER_ADDRESS', DEFAULT_PAGE_RATE.perSecond, 1, 100_000),
+        burst: int(env, 'WEB_RATE_BURST', DEFAULT_PAGE_RATE.burst, 0, 1_000_000),
+      },
       maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10, 2, 100),
       maxComplexity: int(env, 'GRAPHQL_MAX_COMPLEXITY', 1_000, 10, 1_000_000),
       maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 5_000, 100, 1_000_000),

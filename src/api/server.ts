@@ -1,15 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import express, { type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Logger } from 'pino';
 import type { JobEngine } from '../engine/engine';
-import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_LIMITS, DEFAULT_OPS_RATE, OpsAccess, type HttpConnectionSettings, type OpsRateSettings } from '../config';
+import { newErrorRef } from '../engine/failure-text';
+import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_LIMITS, DEFAULT_OPS_RATE, OpsAccess, type AddressRateSettings, type HttpConnectionSettings } from '../config';
 import { ClientAddresses } from './client-address';
 import { CONNECTIONS_CHECKING_INTERVAL_MS, limitConnections } from './connection-limits';
 import { healthRoutes } from './health-routes';
 import { opsAccessGuard, type OpsAccessSettings } from './ops-access';
-import { opsRateLimit } from './ops-rate-limit';
+import { addressRateLimit } from './address-rate-limit';
 import { RefusedCallers } from './refused-callers';
 import { dropStalledSends } from './send-timeout';
 
@@ -22,7 +23,7 @@ export interface HttpServerOptions {
   /** Who may read /health/messaging and /metrics; everyone when not given. */
   opsAccess?: OpsAccessSettings;
   /** Requests per address to /health/* and /metrics; DEFAULT_OPS_RATE when not given. */
-  opsRate?: OpsRateSettings;
+  opsRate?: AddressRateSettings;
   /** How long an address refused there waits behind everyone else there (REFUSED_CALLER_SECONDS). */
   refusedCallerSeconds?: number;
   /** Connections per address and in all, and how long a request may take to arrive; DEFAULT_HTTP_CONNECTIONS when not given. */
@@ -46,7 +47,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const connections = options.connections ?? DEFAULT_HTTP_CONNECTIONS;
   const addresses = new ClientAddresses(connections.trustedProxies);
   const opsRefused = new RefusedCallers(options.refusedCallerSeconds ?? DEFAULT_LIMITS.refusedCallerSeconds);
-  app.use(['/health', '/metrics'], opsRateLimit({ settings: options.opsRate ?? DEFAULT_OPS_RATE, addresses, refusedCallers: opsRefused }));
+  app.use(['/health', '/metrics'], addressRateLimit({ settings: options.opsRate ?? DEFAULT_OPS_RATE, addresses, refusedCallers: opsRefused, what: 'the operator endpoints' }));
   app.use(['/health/messaging', '/metrics'], opsAccessGuard(options.opsAccess ?? { access: OpsAccess.PUBLIC }));
   app.use(healthRoutes(options.engine, options.logger));
   app.get('/metrics', (req, res) => options.metricsExporter.getMetricsRequestHandler(req, res));
@@ -54,6 +55,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   limitConnections(server, connections, addresses);
   dropStalledSends(server, connections.sendTimeoutMs, options.logger);
   const unmount = options.mount ? await options.mount(app, server, addresses) : async () => undefined;
+  app.use(lastErrors(options.logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -105,6 +107,27 @@ export function serverFor(app: Express): http.Server {
     },
     app,
   );
+}
+
+/**
+ * The last word on an error no route answered: a client's (a 4xx — a file under /assets
+ * that is not there, a malformed URL) as its status and standard reason, anything else as
+ * a 500 whose ref names the log line. Express's own handler answers, outside production,
+ * with the stack and the server's paths in it.
+ */
+function lastErrors(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const { status, statusCode } = (error ?? {}) as { status?: unknown; statusCode?: unknown };
+    const code = typeof status === 'number' ? status : statusCode;
+    if (typeof code === 'number' && code >= 400 && code < 500) {
+      res.status(code).type('text').send(`${http.STATUS_CODES[code] ?? 'Bad Request'}\n`);
+      return;
+    }
+    const ref = newErrorRef();
+    logger.error({ err: error, ref, path: req.path }, 'HTTP request failed');
+    res.status(500).type('text').send(`Internal server error (ref ${ref})\n`);
+  };
 }
 
 const isLoopbackHost = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');

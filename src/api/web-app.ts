@@ -15,6 +15,8 @@ export interface WebAppOptions {
   root: string;
   /** The development admin token, handed only to a client on this machine (as GraphiQL does); null otherwise. */
   devToken: string | null;
+  /** In front of every request the page answers or refuses (its files, and any path nothing else answers). */
+  rateLimit: RequestHandler;
   logger: Logger;
 }
 
@@ -36,6 +38,7 @@ export function mountWebApp(app: Express, options: WebAppOptions): void {
   }
   const index = fs.readFileSync(indexFile, 'utf8');
   const withToken = options.devToken ? withDevToken(index, options.devToken) : index;
+  app.use(options.rateLimit);
 
   app.use('/assets', securityHeaders, express.static(path.join(options.root, 'assets'), {
     immutable: true,

@@ -96,6 +96,30 @@ describe('the web page, served by the API', () => {
     }
   });
 
+  it('answers a missing or malformed file with its status alone: no stack, no server path (outside production too)', async () => {
+    for (const [file, status] of [['/assets/index-Gone00.js', 404], ['/assets/%E0%A4%A', 400]] as const) {
+      const response = await get(`${server.url}${file}`);
+      expect(response.status, file).toBe(status);
+      expect(response.body, file).toBe(`${http.STATUS_CODES[status]}\n`);
+    }
+  });
+
+  it('limits the page\'s requests per address: 429 beyond the allowance, while health answers on its own allowance', async () => {
+    const limited = await startTestApiServer({ engine, settings: { webRoot: root, pageRate: { perSecond: 1, burst: 5 } } });
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get(`${limited.url}${i % 2 ? '/' : '/assets/index-AbC123.js'}`)));
+      const refused = answers.filter((answer) => answer.status === 429);
+      // The allowance (1/s + a burst of 5) admits a handful of 20 sent at once.
+      expect(refused.length).toBeGreaterThanOrEqual(10);
+      expect(refused[0]!.headers['retry-after']).toMatch(/^\d+$/);
+      expect(JSON.parse(refused[0]!.body)).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
+      expect(JSON.parse(refused[0]!.body).errors[0].message).toMatch(/^Too many requests to the web page from this address/);
+      expect((await get(`${limited.url}/health/live`)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('puts the development token in the page (and GraphiQL) only for a browser on this machine talking to it directly by a loopback name', async () => {
     expect((await get(`${server.url}/`)).body).toContain(`<meta name="jiaowu-dev-token" content="${DEV_TOKEN}"></head>`);
     expect((await get(`${server.url}/jobs`)).body).toContain(DEV_TOKEN);

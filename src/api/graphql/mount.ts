@@ -24,6 +24,7 @@ import { addressCaller, RefusedCallers, subjectCaller } from '../refused-callers
 import type { ClientAddresses } from '../client-address';
 import { dropStalledSendWith } from '../send-timeout';
 import { mountWebApp } from '../web-app';
+import { addressRateLimit } from '../address-rate-limit';
 import { buildApiSchema } from './build-schema';
 import { createContext, type ApiDependencies, type ApiServices, type GraphQLContext } from './context';
 import { DocumentCache, PersistedQueryCache } from './document-cache';
@@ -315,7 +316,12 @@ export function graphqlMount(
     }
     // Last: the page's fallback answers every GET path the routes above do not.
     if (settings.webRoot) {
-      mountWebApp(app, { root: settings.webRoot, devToken: settings.production ? null : auth.devAdminToken, logger });
+      mountWebApp(app, {
+        root: settings.webRoot,
+        devToken: settings.production ? null : auth.devAdminToken,
+        rateLimit: addressRateLimit({ settings: settings.pageRate, addresses, refusedCallers: new RefusedCallers(limits.refusedCallerSeconds), what: 'the web page' }),
+        logger,
+      });
     }
 
     resync.start();

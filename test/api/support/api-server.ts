@@ -9,7 +9,7 @@ import { ApiRole } from '../../../src/api/auth/viewer';
 import type { ApiServices } from '../../../src/api/graphql/context';
 import { graphqlMount, type GraphQLSettings } from '../../../src/api/graphql/mount';
 import { startHttpServer, type RunningHttpServer } from '../../../src/api/server';
-import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_LIMITS, type Config, type HttpConnectionSettings } from '../../../src/config';
+import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_LIMITS, DEFAULT_PAGE_RATE, type Config, type HttpConnectionSettings } from '../../../src/config';
 import type { JobEngine } from '../../../src/engine/engine';
 import { silentLogger, type Logger } from '../../../src/engine/logger';
 
@@ -20,6 +20,7 @@ export const TEST_GRAPHQL_SETTINGS: GraphQLSettings = {
   introspection: true,
   graphiql: true,
   webRoot: null,
+  pageRate: DEFAULT_PAGE_RATE,
   maxDepth: 10,
   maxComplexity: 1_000,
   maxTokens: 5_000,
