@@ -2,6 +2,7 @@ import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
 import { ChannelAcks } from './channel-acks';
+import { closeChannel } from './close-channel';
 import { parseJobMessages, type ParkReason } from './job-message';
 import type { ConsumerHandle, MessageHandler, Settlement } from './transport';
 import { withTimeout } from './with-timeout';
@@ -127,7 +128,7 @@ export class KindConsumer implements ConsumerHandle {
       await this.transport.declareKind(ch, this.kind);
       await ch.prefetch(this.consumers + this.prefetch);
       if (this.stopped) {
-        await ch.close().catch(() => undefined);
+        await closeChannel(ch);
         return;
       }
       this.channel = ch;
@@ -136,7 +137,7 @@ export class KindConsumer implements ConsumerHandle {
       this.reattachDelayMs = 500;
       this.logger.debug({ queue: this.queue, consumers: this.consumers }, 'consumer attached');
     } catch (error) {
-      if (channel) await channel.close().catch(() => undefined);
+      if (channel) await closeChannel(channel);
       throw error;
     } finally {
       if (this.attaching === model) this.attaching = null;
@@ -186,7 +187,7 @@ export class KindConsumer implements ConsumerHandle {
       // Acks still waiting for the end of the turn must leave before the channel closes,
       // or the broker would hand those finished deliveries out again.
       this.acks.get(channel)?.flush();
-      await channel.close().catch(() => undefined);
+      await closeChannel(channel);
     }
   }
 

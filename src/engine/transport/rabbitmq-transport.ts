@@ -1,6 +1,7 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from 'pino';
 import type { JobMessage } from '../types';
+import { closeChannel } from './close-channel';
 import { encodeJobMessage, encodeJobMessages, MAX_JOBS_PER_MESSAGE, type ParkReason } from './job-message';
 import { KindConsumer, type KindConsumerHost } from './kind-consumer';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from './rabbitmq-connection';
@@ -30,6 +31,8 @@ export const DEFAULT_DELAY_BUCKETS_MS: readonly number[] = [
 
 /** How long the parked count (for health) may take before it counts as unknown. */
 const PARKED_COUNT_TIMEOUT_MS = 2_000;
+/** How long a kind's waiting count (for the outbox republisher) may take before it counts as unknown. */
+const WAITING_COUNT_TIMEOUT_MS = 2_000;
 
 /** A message the broker could not route to any queue (returned under `mandatory`). */
 export class UnroutableError extends Error {
@@ -45,7 +48,7 @@ export interface RabbitMqTransportOptions {
   prefix: string;
   logger: Logger;
   connectionName?: string;
-  /** How long `publish` waits for the broker's confirms before it rejects. Default 10 s. */
+  /** How long `publish` waits for the broker's confirms; messages unconfirmed by then are refused, the rest stand. Default 10 s. */
   publishTimeoutMs?: number;
   /** Reconnect backoff. */
   recovery?: RabbitMqRecoverySettings;
@@ -173,36 +176,54 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     if (this.closed) throw new Error('rabbitmq transport is closed');
     if (messages.length === 0) return;
     const model = this.liveModel();
-    await withTimeout(
-      (async () => {
-        const missing = [...new Set(messages.map((m) => m.kind))].filter((kind) => !this.declared.has(kind));
-        if (missing.length > 0) await this.declareKinds(model, missing);
-        const channel = await this.publisher(model);
-        const packed = this.pack(messages);
-        const outcomes = await Promise.allSettled(
-          packed.map((jobs) =>
-            this.confirmPublish(channel, this.topology.workExchange, this.topology.workQueue(jobs[0]!.kind), encodeJobMessages(jobs), {
-              persistent: true,
-              contentType: 'application/json',
-              messageId: jobs[0]!.outboxId,
-              type: jobs[0]!.kind,
-              timestamp: Math.floor(Date.now() / 1000),
-            }),
+    const packed = this.pack(messages);
+    /** Per broker message, the broker's answer once it came. */
+    const outcomes: Array<PromiseSettledResult<void> | undefined> = packed.map(() => undefined);
+    let sent = false;
+    let expired = false;
+    const sending = (async () => {
+      const missing = [...new Set(messages.map((m) => m.kind))].filter((kind) => !this.declared.has(kind));
+      if (missing.length > 0) await this.declareKinds(model, missing);
+      const channel = await this.publisher(model);
+      // Past the deadline every message counts as refused and goes back to the outbox:
+      // sending it now would only make a duplicate.
+      if (expired) return;
+      sent = true;
+      await Promise.all(
+        packed.map((jobs, i) =>
+          this.confirmPublish(channel, this.topology.workExchange, this.topology.workQueue(jobs[0]!.kind), encodeJobMessages(jobs), {
+            persistent: true,
+            contentType: 'application/json',
+            messageId: jobs[0]!.outboxId,
+            type: jobs[0]!.kind,
+            timestamp: Math.floor(Date.now() / 1000),
+          }).then(
+            () => void (outcomes[i] = { status: 'fulfilled', value: undefined }),
+            (reason: unknown) => void (outcomes[i] = { status: 'rejected', reason }),
           ),
-        );
-        const refused = packed.filter((_jobs, i) => outcomes[i]!.status === 'rejected').flat();
-        if (refused.length === 0) return;
-        // An unroutable message means the kind's queue or binding is gone: declare it
-        // again before the next publish of that kind.
-        for (const message of refused) this.declared.delete(message.kind);
-        const first = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason as unknown;
-        throw new PublishRefusedError(
-          `rabbitmq did not take ${refused.length} of ${messages.length} message(s): ${first instanceof Error ? first.message : String(first)}`,
-          refused.map((m) => m.outboxId),
-        );
-      })(),
-      this.publishTimeoutMs,
-      `rabbitmq publish of ${messages.length} message(s) not confirmed`,
+        ),
+      );
+    })();
+    // The deadline holds each message apart: one queue that cannot confirm (a quorum
+    // queue without its majority) leaves the messages the broker confirmed in time
+    // published, so only the unconfirmed ones are sent again, not the whole batch.
+    let deadlineError: unknown = null;
+    await withTimeout(sending, this.publishTimeoutMs, `rabbitmq publish of ${messages.length} message(s) not confirmed`).catch((error: unknown) => {
+      expired = true;
+      // Nothing left for the broker (a declare or the channel failed): every message is refused.
+      if (!sent) throw error;
+      deadlineError = error;
+    });
+    const refused = packed.filter((_jobs, i) => outcomes[i]?.status !== 'fulfilled').flat();
+    if (refused.length === 0) return;
+    const rejected = packed.filter((_jobs, i) => outcomes[i]?.status === 'rejected').flat();
+    // An unroutable message means the kind's queue or binding is gone: declare it
+    // again before the next publish of that kind.
+    for (const message of rejected) this.declared.delete(message.kind);
+    const first = outcomes.find((o): o is PromiseRejectedResult => o?.status === 'rejected')?.reason ?? deadlineError;
+    throw new PublishRefusedError(
+      `rabbitmq did not take ${refused.length} of ${messages.length} message(s): ${first instanceof Error ? first.message : String(first)}`,
+      refused.map((m) => m.outboxId),
     );
   }
 
@@ -252,33 +273,37 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
   }
 
   async waiting(kind: string): Promise<number> {
-    const model = this.liveModel();
-    // A channel of its own: checkQueue on a missing queue closes the channel it runs on.
-    const channel = await model.createChannel();
-    try {
-      const { messageCount } = await channel.checkQueue(this.topology.workQueue(kind));
-      return messageCount;
-    } finally {
-      await channel.close().catch(() => undefined);
-    }
+    // The outbox republisher asks this inside the maintenance pass, which holds the
+    // cluster-wide maintenance lock: a broker that does not answer must not hold it up.
+    return this.countQueue(this.topology.workQueue(kind), WAITING_COUNT_TIMEOUT_MS, `waiting count of ${kind} not answered`);
   }
 
   async parked(): Promise<number> {
-    const model = this.liveModel();
     // Health asks this on every probe: a broker that does not answer must not hold it up.
+    return this.countQueue(this.topology.parked, PARKED_COUNT_TIMEOUT_MS, 'parked queue count not answered');
+  }
+
+  /**
+   * The ready messages of `queue`, on a channel of its own: checkQueue on a missing queue
+   * makes the broker close the channel it runs on, which amqplib reports as an 'error'
+   * on that channel; without a listener there, it would end the whole connection (every
+   * kind's consumers with it).
+   */
+  private async countQueue(queue: string, timeoutMs: number, what: string): Promise<number> {
+    const model = this.liveModel();
     return withTimeout(
       (async () => {
         const channel = await model.createChannel();
         channel.on('error', () => undefined);
         try {
-          const { messageCount } = await channel.checkQueue(this.topology.parked);
+          const { messageCount } = await channel.checkQueue(queue);
           return messageCount;
         } finally {
-          await channel.close().catch(() => undefined);
+          await closeChannel(channel);
         }
       })(),
-      PARKED_COUNT_TIMEOUT_MS,
-      'parked queue count not answered',
+      timeoutMs,
+      what,
     );
   }
 
@@ -297,7 +322,7 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     );
     const channel = this.publishChannel;
     this.publishChannel = null;
-    if (channel) await channel.close().catch(() => undefined);
+    if (channel) await closeChannel(channel);
     await this.connection.close();
   }
 
@@ -485,6 +510,7 @@ async function withChannel<T>(model: ChannelModel, work: (channel: Channel) => P
   try {
     return await work(channel);
   } finally {
-    await channel.close().catch(() => undefined);
+    // Bounded: setup runs here, and amqplib's recovery waits for setup without a limit.
+    await closeChannel(channel);
   }
 }
