@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
+import { closeChannel } from '../transport/close-channel';
 import { RabbitMqConnection, type RabbitMqRecoverySettings } from '../transport/rabbitmq-connection';
 import { JobEventReason, type JobEvent } from '../types';
 import { notifyConnected, type ConnectedListener, type EventBus, type JobEventListener } from './event-bus';
@@ -163,7 +164,7 @@ export class RabbitMqEventBus implements EventBus {
     if (this.reopenTimer) clearTimeout(this.reopenTimer);
     const channel = this.channel;
     this.channel = null;
-    if (channel) await channel.close().catch(() => undefined);
+    if (channel) await closeChannel(channel);
     await this.connection.close();
     this.buffer.clear();
     this.connectedListeners.clear();
@@ -241,7 +242,7 @@ export class RabbitMqEventBus implements EventBus {
       this.channel = channel;
       this.queueName = queue;
     } catch (error) {
-      await channel.close().catch(() => undefined);
+      await closeChannel(channel);
       throw error;
     }
   }
