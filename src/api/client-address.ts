@@ -111,12 +111,13 @@ export function isLoopbackRequest(req: IncomingMessage): boolean {
 const LOOPBACK_HOST = /^(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
 
 /**
- * A browser on this machine that asked for this machine by name: a loopback request
- * (above) whose Host is localhost, 127.x.x.x or [::1]. What only this machine's user may
- * have (the development token) needs both: a page of another site whose name was
- * re-pointed at 127.0.0.1 (DNS rebinding) reaches the process from loopback, but its
- * requests carry that site's name as their Host.
+ * A client on this machine that asked for this machine by a loopback name: a loopback
+ * request (above) whose Host is localhost, 127.x.x.x or [::1]. What only this machine
+ * may read (the development token, the operator endpoints under OPS_ENDPOINTS=loopback)
+ * needs both: a page of another site whose name was re-pointed at 127.0.0.1 (DNS
+ * rebinding) reaches the process from loopback, but its requests carry that site's name
+ * as their Host.
  */
-export function isLocalBrowserRequest(req: IncomingMessage): boolean {
+export function isLocalRequest(req: IncomingMessage): boolean {
   return isLoopbackRequest(req) && LOOPBACK_HOST.test(req.headers.host ?? '');
 }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { isLocalBrowserRequest } from './client-address';
+import { isLocalRequest } from './client-address';
 
 const DEFAULT_QUERY = `# Jobs, newest first
 query RecentJobs {
@@ -48,6 +48,6 @@ export function graphiqlHandler(options: { endpoint: string; devToken: string | 
   const withToken = renderGraphiQLPage(options);
   const withoutToken = options.devToken ? renderGraphiQLPage({ ...options, devToken: null }) : withToken;
   return (req, res) => {
-    res.set('Cache-Control', 'no-store').type('html').send(isLocalBrowserRequest(req) ? withToken : withoutToken);
+    res.set('Cache-Control', 'no-store').type('html').send(isLocalRequest(req) ? withToken : withoutToken);
   };
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { OpsAccess } from '../config';
-import { isLoopbackRequest } from './client-address';
+import { isLocalRequest } from './client-address';
 
 export interface OpsAccessSettings {
   access: OpsAccess;
@@ -21,8 +21,8 @@ export function opsAccessGuard(settings: OpsAccessSettings): RequestHandler {
   return (req, res, next) => {
     if (settings.access === OpsAccess.PUBLIC) return next();
     if (settings.access === OpsAccess.LOOPBACK) {
-      if (isLoopbackRequest(req)) return next();
-      res.status(403).json({ status: 'FORBIDDEN', message: 'Only clients on this machine may read this (OPS_ENDPOINTS=loopback)' });
+      if (isLocalRequest(req)) return next();
+      res.status(403).json({ status: 'FORBIDDEN', message: 'Only clients on this machine, asking for it as localhost, 127.x.x.x or [::1], may read this (OPS_ENDPOINTS=loopback)' });
       return;
     }
     const presented = Buffer.from(req.headers.authorization ?? '');

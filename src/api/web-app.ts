@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isLocalBrowserRequest } from './client-address';
+import { isLocalRequest } from './client-address';
 
 /** The meta tag through which the page finds the development token (see `src/web/auth/session.ts`). */
 export const DEV_TOKEN_META = 'jiaowu-dev-token';
@@ -55,7 +55,7 @@ export function mountWebApp(app: Express, options: WebAppOptions): void {
     res
       .set('Cache-Control', 'no-store')
       .type('html')
-      .send(isLocalBrowserRequest(req) ? withToken : index);
+      .send(isLocalRequest(req) ? withToken : index);
   };
   app.get(/.*/, securityHeaders, page);
 }

@@ -5,6 +5,7 @@
  * text; docker-compose keeps RabbitMQ on loopback and asks for passwords.
  */
 import fs from 'node:fs';
+import http_ from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,6 +145,11 @@ describe('operator endpoints', () => {
       expect(await status(`${http.url}/metrics`)).toBe(200);
       expect(await status(`${http.url}/health/messaging`)).toBe(200);
       expect(await status(`${http.url}/metrics`, { 'x-forwarded-for': '203.0.113.9' })).toBe(403);
+      // From this machine under another site's name (a page whose name was re-pointed at 127.0.0.1): refused.
+      const hostStatus = (host: string) =>
+        new Promise<number>((resolve, reject) => http_.get(`${http.url}/metrics`, { headers: { host } }, (res) => (res.resume(), resolve(res.statusCode!))).on('error', reject));
+      expect(await hostStatus('rebound.example:8080')).toBe(403);
+      expect(await hostStatus('localhost:9464')).toBe(200);
       if (externalAddress) {
         expect(await status(`${fromElsewhere(http.url)}/metrics`)).toBe(403);
         expect(await status(`${fromElsewhere(http.url)}/health/messaging`)).toBe(403);
