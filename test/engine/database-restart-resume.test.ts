@@ -7,9 +7,11 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { openDatabase, type Database } from '../../src/database';
 import { poolSql } from '../../src/engine/db/sql';
 import { claimMessage } from '../../src/engine/queries/claim-message';
+import { SERVER_UP_SINCE } from '../../src/engine/queries/lease-ran-out';
 import type { JobEngine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/logger';
 import { JobStatus, type JobSnapshot } from '../../src/engine/types';
@@ -108,11 +110,51 @@ it('jobs that finish while the database is away complete once it is back: SUCCEE
   expect(rows).toEqual([ids[0], ids[1]].sort().map((id) => ({ job_id: id, n: 1 })));
 }, 90_000);
 
-it('the lease rescuer and a broker copy\'s claim judge a lease that ran out while the server was down only after a heartbeat interval of uptime', async () => {
+/** A backend killed: PostgreSQL ends every session and reinitialises, its postmaster still running. */
+async function crashBackend(): Promise<void> {
+  const upSince = async () => {
+    const client = new pg.Client({ connectionString: server.url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return (await client.query(`SELECT ${SERVER_UP_SINCE}::text AS t, pg_backend_pid() AS pid`)).rows[0] as { t: string; pid: number };
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  const before = await upSince();
+  const victim = new pg.Client({ connectionString: server.url });
+  victim.on('error', () => undefined);
+  await victim.connect();
+  const { rows } = await victim.query('SELECT pg_backend_pid() AS pid');
+  process.kill(rows[0].pid as number, 'SIGKILL');
+  // Back once a new session sees the server up since later than before; then every
+  // pooled session (each ended by the crash) has been replaced.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await upSince()).t !== before.t) {
+        await Promise.all(Array.from({ length: 4 }, () => db.pool.query('SELECT 1')));
+        return;
+      }
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error('the server did not come back from the crash');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+it.each([
+  ['restarted', async () => {
+    await server.stop();
+    await server.start();
+  }],
+  ['reinitialised after a backend crash', crashBackend],
+])('the lease rescuer and a broker copy\'s claim judge a lease that ran out while the server was down only after a heartbeat interval of uptime: %s', async (_how, outage) => {
   await engine?.stop(1_000);
   const rescuer = engine.leaseRescuer;
-  await server.stop();
-  await server.start();
+  await outage();
   // A job whose worker claimed it with a 6 s lease that ran out 1 s ago, i.e. while the server was away.
   const { rows: seeded } = await db.pool.query(
     `WITH j AS (INSERT INTO jobs (id, kind, status, input, started_at) VALUES (gen_random_uuid(), 'RETURNS', 'RUNNING', '{}', now()) RETURNING id)
@@ -124,7 +166,7 @@ it('the lease rescuer and a broker copy\'s claim judge a lease that ran out whil
   // A copy of its message in the broker (fast start and several workers leave one going round) reaching a worker now.
   const copyClaim = () =>
     claimMessage(poolSql(db.pool), { outboxId: seeded[0].id as string, jobId, kind: 'RETURNS', token: randomUUID(), leaseSeconds: 6, attemptLimit: 3 });
-  const uptime = async () => (await db.pool.query(`SELECT extract(epoch FROM now() - pg_postmaster_start_time())::float8 AS s`)).rows[0].s as number;
+  const uptime = async () => (await db.pool.query(`SELECT extract(epoch FROM now() - ${SERVER_UP_SINCE})::float8 AS s`)).rows[0].s as number;
   // Grace: one heartbeat interval of a 6 s lease (the 5 s minimum) plus 5 s.
   const graceSeconds = 10;
   expect(await rescuer.runOnce()).toBe(0);
