@@ -6,26 +6,28 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const require = createRequire(import.meta.url);
 
 /**
- * Seconds each of the slowest test files took in a CI run (2026-12-02, two files at a
+ * Seconds each of the slowest test files took in a full run (2026-12-07, two files at a
  * time on two cores). CI runs on a clean checkout, where vitest has no timings of its
  * own and orders files by size, so a one-minute file could start last and run alone at
  * the end; started first (longest first, the rest after), the two workers finish
  * together. Rough figures are enough: only the order matters.
  */
 const SLOW_FILES: Readonly<Record<string, number>> = {
-  'test/benchmarks.test.ts': 101,
-  'test/web/timetabling-pages.test.ts': 78,
-  'test/engine/chaos.test.ts': 60,
-  'test/engine/process-faults.test.ts': 57,
-  'test/embedded-default.test.ts': 37,
-  'test/engine/rabbitmq-transport.test.ts': 36,
-  'test/web/jobs-page.test.ts': 35,
-  'test/engine/delivery-durability.test.ts': 34,
-  'test/api/subscription-resync.test.ts': 26,
-  'test/engine/database-restart-resume.test.ts': 23,
-  'test/support-selftest/private-rabbit.test.ts': 22,
-  'test/exams/makeup-exam-arrangement.test.ts': 21,
-  'test/api/send-timeout.test.ts': 18,
+  'test/benchmarks.test.ts': 79,
+  'test/engine/process-faults.test.ts': 77,
+  'test/engine/fast-start.test.ts': 62,
+  'test/engine/chaos.test.ts': 42,
+  'test/engine/rabbitmq-transport.test.ts': 32,
+  'test/engine/database-restart-resume.test.ts': 31,
+  'test/web/timetabling-pages.test.ts': 29,
+  'test/engine/delivery-durability.test.ts': 26,
+  'test/web/jobs-page.test.ts': 25,
+  'test/api/subscription-resync.test.ts': 22,
+  'test/api/send-timeout.test.ts': 20,
+  'test/engine/last-attempt-kill.test.ts': 16,
+  'test/support-selftest/private-rabbit.test.ts': 16,
+  'test/embedded-default.test.ts': 15,
+  'test/exams/makeup-exam-arrangement.test.ts': 15,
 };
 
 /** Runs the known slow files first, longest first; every other file after them, in vitest's own order. */
