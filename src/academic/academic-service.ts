@@ -299,8 +299,8 @@ export async function updateRoom(em: EntityManager, id: string, patch: Patch<Omi
 export async function deleteRoom(em: EntityManager, id: string): Promise<boolean> {
   return em.transactional(async (tx) => {
     const room = await findInTerm(tx, Room, 'roomId', id, 'room');
-    await refuseIfPublished(tx, 'room_id', room.id, `Room ${room.code}`);
     await changesTimetables(tx, room.term.id);
+    await refuseIfPublished(tx, 'room_id', room.id, `Room ${room.code}`);
     await tx.nativeDelete(Room, { id: room.id });
     return true;
   });
@@ -372,8 +372,8 @@ export async function updateCourse(em: EntityManager, id: string, patch: Patch<O
 export async function deleteCourse(em: EntityManager, id: string): Promise<boolean> {
   return em.transactional(async (tx) => {
     const course = await findInTerm(tx, Course, 'courseId', id, 'course');
-    await refuseIfPublished(tx, 'course_id', course.id, `Course ${course.code}`);
     await changesTimetables(tx, course.term.id);
+    await refuseIfPublished(tx, 'course_id', course.id, `Course ${course.code}`);
     await tx.nativeDelete(Course, { id: course.id });
     return true;
   });
@@ -500,7 +500,13 @@ async function termForInput(tx: EntityManager, termId: string): Promise<Academic
   return term;
 }
 
-/** A published timetable must not lose lectures behind the office's back. */
+/**
+ * A published timetable must not lose lectures behind the office's back. Called after
+ * `changesTimetables` has locked the term's row: a publication holds that row FOR SHARE
+ * while it reads the plan's lectures, so the check runs once any publication under way
+ * has committed and sees its plan published (READ COMMITTED: each statement sees what
+ * committed before it began).
+ */
 async function refuseIfPublished(tx: EntityManager, column: 'course_id' | 'room_id', id: string, what: string, fromLecture?: number): Promise<void> {
   const rows = await tx
     .getConnection()

@@ -6,6 +6,7 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockTermRevision } from '../academic/academic-service';
 import { requireId } from '../academic/validation';
 import { dayName, periodLabel } from '../academic/week';
 import type { JobEngine } from '../engine/engine';
@@ -129,8 +130,14 @@ export function createSchedulePublishProcessor(options: SchedulePublishOptions =
     await new Promise((resolve) => setTimeout(resolve, 20));
 
     return ctx.completeWithin(async (tx) => {
-      // Serialise publishers of a term on the term's plans; re-check under the lock.
       await stage('validate', plan.id);
+      // The term's row FOR SHARE first: a change that removes lectures (a room or course
+      // deleted, fewer lectures) locks it before it checks for a published plan, so it
+      // commits before this reads the lectures, or waits until this has published and then
+      // sees the plan published. Taken before the plans, in the order a term's deletion
+      // takes them.
+      await lockTermRevision(tx, plan.term.id);
+      // Serialise publishers of a term on the term's plans; re-check under the lock.
       const locked = await tx.find(SchedulePlan, { term: plan.term.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
       const current = locked.find((p) => p.id === plan.id);
       if (!current) throw failure('publish.plan-deleted', { planId: plan.id });

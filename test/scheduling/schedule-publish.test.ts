@@ -1,22 +1,27 @@
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { updateCourse } from '../../src/academic/academic-service';
+import { deleteCourse, deleteRoom, updateCourse } from '../../src/academic/academic-service';
+import { Course, Room } from '../../src/academic/entities';
 import type { JobEngine } from '../../src/engine/engine';
 import { EngineError } from '../../src/engine/errors';
 import { PermanentJobError } from '../../src/engine/registry';
 import { JobStatus } from '../../src/engine/types';
 import { startAutomaticSchedule } from '../../src/scheduling/automatic-schedule';
-import { PublishedTimetableEntry, SchedulePlan, SchedulePlanStatus } from '../../src/scheduling/entities';
-import { copySchedulePlan, createSchedulePlan, evaluateSchedulePlan, placeLecture } from '../../src/scheduling/plan-service';
+import { PublishedTimetableEntry, ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from '../../src/scheduling/entities';
+import { copySchedulePlan, createSchedulePlan, evaluateSchedulePlan, listAssignments, placeLecture } from '../../src/scheduling/plan-service';
 import { publishedTimetable, publishedTimetableByCurriculum, publishedTimetableByRoom, publishedTimetableByTeacher } from '../../src/scheduling/published-timetable';
-import { publishSchedulePlan, type SchedulePublishResult } from '../../src/scheduling/schedule-publish';
+import { publishSchedulePlan, type PublishStage, type SchedulePublishResult } from '../../src/scheduling/schedule-publish';
 import { loadTermData } from '../../src/scheduling/term-data';
-import { createTestDb, waitForJob } from '../support/engine-harness';
+import { createTestDb, until, waitForJob } from '../support/engine-harness';
+import { refused } from '../support/refused';
 import { em, schedulingEngine, smallTerm } from './scheduling-harness';
 
 let ctx: Awaited<ReturnType<typeof createTestDb>>;
 let engine: JobEngine | undefined;
 /** Plans whose publication fails at the last stage (the failure-injection hook). */
 const failAtLastStage = new Set<string>();
+/** Work to run inside a plan's publishing transaction as a stage begins (the same hook). */
+const atStage = new Map<string, (stage: PublishStage) => Promise<void>>();
 
 beforeAll(async () => {
   ctx = await createTestDb('sched_publish');
@@ -32,8 +37,9 @@ afterAll(async () => {
 function startEngine(): Promise<void> {
   engine = schedulingEngine(ctx.db, {
     publish: {
-      beforeStage: (stage, planId) => {
+      beforeStage: async (stage, planId) => {
         if (stage === 'build-views' && failAtLastStage.has(planId)) throw new PermanentJobError('injected failure while building the published timetable');
+        await atStage.get(planId)?.(stage);
       },
     },
   });
@@ -160,5 +166,83 @@ describe('SCHEDULE_PUBLISH', () => {
     expect(error).toBeInstanceOf(EngineError);
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain(first.id);
+  });
+});
+
+/** Statements of the test's database waiting for a lock another transaction holds. */
+async function lockWaiters(): Promise<number> {
+  const { rows } = await ctx.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+  return Number(rows[0].n);
+}
+
+/** Until `count` statements wait for a lock, or `work` ends first (it did not wait). */
+async function untilWaitingOrSettled(count: number, work: Promise<unknown>, what: string): Promise<void> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await until(what, async () => settled || (await lockWaiters()) >= count, 15_000, 20);
+}
+
+describe('SCHEDULE_PUBLISH racing the deletion of a room or course its plan uses', () => {
+  it('a deletion that starts while the publication reads the lectures waits for it and is refused: the published plan keeps every lecture', async () => {
+    await startEngine();
+    const cases = [
+      { what: 'room', remove: (a: ScheduleAssignment) => deleteRoom(em(ctx.db), a.room.id), left: (a: ScheduleAssignment) => em(ctx.db).count(Room, { id: a.room.id }) },
+      { what: 'course', remove: (a: ScheduleAssignment) => deleteCourse(em(ctx.db), a.course.id), left: (a: ScheduleAssignment) => em(ctx.db).count(Course, { id: a.course.id }) },
+    ];
+    for (const { what, remove, left } of cases) {
+      // A term of its own: no plan of it is published before.
+      const { term, plan: target } = await solvedPlan(`PUB-RACE-${what}`);
+      const lectures = await em(ctx.db).count(ScheduleAssignment, { plan: target.id });
+      const used = (await listAssignments(em(ctx.db), target.id))[0];
+      let deletion: Promise<boolean> | undefined;
+      // Once the publication has read the plan's lectures, the deletion begins and runs as far as it can.
+      atStage.set(target.id, async (stage) => {
+        if (stage !== 'archive-previous') return;
+        deletion = remove(used);
+        await untilWaitingOrSettled(1, deletion, `the ${what}'s deletion waiting for the publication`);
+      });
+      const done = await waitForJob(engine!, (await publish(target.id)).id);
+      atStage.delete(target.id);
+      expect(done.status, what).toBe(JobStatus.SUCCEEDED);
+      await refused(deletion!, 'CONFLICT', new RegExp(`^${what === 'room' ? 'Room' : 'Course'} \\S+ is used by the published plan "${target.name}"`));
+      expect(await left(used), what).toBe(1);
+      expect(await statusOf(target.id), what).toBe(SchedulePlanStatus.PUBLISHED);
+      expect(await em(ctx.db).count(ScheduleAssignment, { plan: target.id }), what).toBe(lectures);
+      const entries = await views(term.id);
+      expect(entries, what).toHaveLength(lectures);
+      expect(new Set(entries.map((e) => e.plan)), what).toEqual(new Set([target.id]));
+    }
+  });
+
+  it('a publication that starts while a deletion is under way waits for it, then finds the lectures gone and publishes nothing', async () => {
+    await startEngine();
+    const { term, plan } = await solvedPlan('PUB-RACE-DELETE');
+    const room = (await listAssignments(em(ctx.db), plan.id))[0].room;
+    // Another session holds the room, so the deletion stops at its DELETE, with its
+    // checks done (the plan is a DRAFT then) and the term's row locked.
+    const holder = new pg.Client({ connectionString: ctx.db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM academic_rooms WHERE id = $1 FOR SHARE', [room.id]);
+      const deletion = deleteRoom(em(ctx.db), room.id);
+      deletion.catch(() => undefined);
+      await untilWaitingOrSettled(1, deletion, 'the deletion waiting for the room');
+      const job = await publish(plan.id);
+      const finished = waitForJob(engine!, job.id);
+      await untilWaitingOrSettled(2, finished, 'the publication waiting for the deletion');
+      await holder.query('COMMIT');
+      expect(await deletion).toBe(true);
+      const done = await finished;
+      expect(done.status).toBe(JobStatus.FAILED);
+      expect(done.errorMessage).toMatch(/weekly lectures are not scheduled/);
+    } finally {
+      await holder.end();
+    }
+    expect(await statusOf(plan.id)).toBe(SchedulePlanStatus.DRAFT);
+    expect(await views(term.id)).toEqual([]);
   });
 });
