@@ -6,14 +6,30 @@
  * conflict-free (period, room) with the smallest soft cost. When a course has no
  * conflict-free period left, its lecture goes to the slot with the fewest hard
  * violations and the local search repairs it.
+ *
+ * Each choice weighs every course and every slot, so on a large term the greedy can
+ * take longer than the whole solve may. Once `hurry` says its time is up, the lectures
+ * still unplaced go to the first free slot that makes no conflict (any free slot when
+ * none is), unweighed: every lecture has a slot, and the local search improves them in
+ * the time that is left.
  */
 import type { SeededRandom } from './random';
 import type { TimetableState } from './timetable-state';
 
 const HARD = 1_000_000;
 
+export interface ConstructionControl {
+  /** Cancellation: construction throws `ConstructionStopped`. */
+  shouldStop: () => boolean;
+  /** The construction's time is up: the remaining lectures are placed without weighing. */
+  hurry?: () => boolean;
+  /** Called after each lecture the greedy places (progress reports). */
+  onStep?: () => void;
+}
+
 /** Places every unplaced, unlocked lecture; locked ones must already be in `state`. */
-export function constructTimetable(state: TimetableState, rng: SeededRandom, shouldStop: () => boolean): void {
+export function constructTimetable(state: TimetableState, rng: SeededRandom, control: ConstructionControl): void {
+  const { shouldStop, hurry, onStep } = control;
   const inst = state.instance;
   const { courseCount: C, periods: P, roomCount: R } = inst;
   const pending: number[][] = Array.from({ length: C }, () => []);
@@ -32,6 +48,10 @@ export function constructTimetable(state: TimetableState, rng: SeededRandom, sho
   let remaining = pending.reduce((n, ls) => n + ls.length, 0);
   while (remaining > 0) {
     if (shouldStop()) throw new ConstructionStopped();
+    if (hurry?.()) {
+      placeUnweighed(state, pending, freePeriod);
+      return;
+    }
     // Choose the most constrained course.
     let best = -1;
     let bestFree = Infinity;
@@ -73,6 +93,34 @@ export function constructTimetable(state: TimetableState, rng: SeededRandom, sho
       }
     }
     state.insert(l, bestP, bestR);
+    onStep?.();
+  }
+}
+
+/**
+ * Each pending lecture takes the first period where its course conflicts with nothing
+ * and a room is free, in the first free room there; when no such period is left, the
+ * first free slot. The model has at least as many slots as lectures, so a free slot
+ * always exists. Costs periods × curricula per lecture, not a sweep of every course
+ * and slot.
+ */
+function placeUnweighed(state: TimetableState, pending: number[][], freePeriod: (c: number, p: number) => boolean): void {
+  const { periods: P, roomCount: R } = state.instance;
+  const freeRoom = (p: number): number => {
+    for (let r = 0; r < R; r++) if (state.slot[p * R + r] < 0) return r;
+    return -1;
+  };
+  for (let c = 0; c < pending.length; c++) {
+    for (const l of pending[c]) {
+      let p = 0;
+      while (p < P && !freePeriod(c, p)) p++;
+      if (p === P) {
+        p = 0;
+        while (state.freeRooms[p] === 0) p++;
+      }
+      state.insert(l, p, freeRoom(p));
+    }
+    pending[c].length = 0;
   }
 }
 

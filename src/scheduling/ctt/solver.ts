@@ -12,7 +12,9 @@
  *
  * Deterministic for a seed: all randomness comes from `SeededRandom`, and when an
  * iteration budget is given the temperature follows the iteration count, so a time
- * limit can only cut a run short, never change its path.
+ * limit can only cut a run short — the search, or a construction that outlasts its
+ * share of the limit and places the rest unweighed — never change the path of a run
+ * it does not cut.
  */
 import { constructTimetable, ConstructionStopped } from './construction';
 import { compileModel, type CttAssignment, type CttInstance, type CttModel } from './model';
@@ -36,7 +38,7 @@ export interface SolveProgress {
 export interface SolveOptions {
   /** PRNG seed; same seed + same `maxIterations` ⇒ same result. Default 1. */
   seed?: number;
-  /** Wall-clock budget in ms. Default 60 000 (if `maxIterations` is absent). */
+  /** Wall-clock budget in ms, construction included. Default 60 000 (if `maxIterations` is absent). */
   timeLimitMs?: number;
   /** Iteration budget of the local search; makes the run reproducible. */
   maxIterations?: number;
@@ -74,6 +76,8 @@ export interface SolveResult {
 }
 
 const DEFAULT_TIME_LIMIT_MS = 60_000;
+/** Share of the time limit the construction may take before it places the rest unweighed. */
+const CONSTRUCTION_SHARE = 0.6;
 const CHECK_EVERY = 2048; // iterations between clock/cancellation checks (~1 ms of work)
 
 /** Solves a model (compiling it) or an already compiled instance. */
@@ -152,8 +156,15 @@ class Annealer {
       if (instance.lockedPeriod[l] >= 0) state.insert(l, instance.lockedPeriod[l], instance.lockedRoom[l]);
     }
     let stopReason: StopReason | undefined;
+    // The construction gets a share of the limit, so the search has time to repair what a
+    // hurried construction leaves.
+    const constructionDeadline = this.timeLimit * CONSTRUCTION_SHARE;
     try {
-      constructTimetable(state, this.rng, () => this.cancelled());
+      constructTimetable(state, this.rng, {
+        shouldStop: () => this.cancelled(),
+        hurry: () => this.elapsed() >= constructionDeadline,
+        onStep: () => this.report('constructing', this.elapsed()),
+      });
     } catch (e) {
       if (!(e instanceof ConstructionStopped)) throw e;
       stopReason = 'aborted';

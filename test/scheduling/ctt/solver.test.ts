@@ -36,6 +36,27 @@ describe('solveCtt on generated instances', () => {
     expect(result.assignments.filter((a) => ofTeacher.has(a.course) && a.day === 1)).toEqual([]);
   });
 
+  it('keeps to its time limit on a term whose greedy construction alone takes far longer, and returns a complete timetable', () => {
+    // About 16,000 lectures: the greedy construction weighs every course and slot for each
+    // of them, more than a minute on this kind of machine.
+    const instance = compileModel(generateModel(1, { courses: 6400, rooms: 640, days: 5, periodsPerDay: 8 }));
+    const phases: string[] = [];
+    const result = solveCtt(instance, { seed: 1, timeLimitMs: 500, onProgress: (p) => phases.push(p.phase) });
+    expect(result.stopReason).toBe('time');
+    expect(result.elapsedMs).toBeGreaterThanOrEqual(500);
+    // Ten times the limit: a loaded machine stays well inside it, a construction that ignores the limit does not.
+    expect(result.elapsedMs).toBeLessThan(5_000);
+    expect(phases).toContain('optimising');
+    // Every lecture has its own slot: the hurried part of the construction left none out.
+    expect(result.assignments).toHaveLength(instance.lectureCount);
+    const evaluation = evaluateTimetable(instance, result.assignments);
+    expect(evaluation.repeatedEntries).toBe(0);
+    expect(evaluation.hard.lectures).toBe(0);
+    expect(evaluation.hard.roomOccupancy).toBe(0);
+    expect(evaluation.hard.total).toBe(result.hard);
+    expect(evaluation.soft.total).toBe(result.penalty);
+  });
+
   it('rejects locks that clash or name unknown things', () => {
     const model = generateModel(9, { courses: 6, rooms: 2, days: 5, periodsPerDay: 4 });
     const [a, b] = model.courses;
