@@ -5,7 +5,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Room } from '../academic/entities';
-import { ofTerms } from '../academic/academic-service';
+import { lockTermRevision, ofTerms } from '../academic/academic-service';
 import { keysetPage, type Page } from '../academic/keyset-page';
 import { idList, requireId, requireInt, requireName } from '../academic/validation';
 import { badInput, notFound } from '../errors';
@@ -52,9 +52,14 @@ export interface PlanEvaluation {
   conflicts: string[];
 }
 
-/** With `forUpdate` (inside a transaction), the row stays locked until commit: a publication waits for the edit. */
-export async function findSchedulePlan(em: EntityManager, id: string, forUpdate = false): Promise<SchedulePlan> {
-  const plan = await em.findOne(SchedulePlan, { id: requireId('planId', id) }, forUpdate ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+/**
+ * With a lock (inside a transaction), the row is read afresh and stays locked until
+ * commit: FOR UPDATE for an edit of the plan (a publication waits for it), FOR SHARE to
+ * read it as it stays. A plan deleted while the lock was awaited is NOT_FOUND.
+ */
+export async function findSchedulePlan(em: EntityManager, id: string, lock: boolean | 'share' = false): Promise<SchedulePlan> {
+  const lockMode = lock === 'share' ? LockMode.PESSIMISTIC_READ : lock ? LockMode.PESSIMISTIC_WRITE : undefined;
+  const plan = await em.findOne(SchedulePlan, { id: requireId('planId', id) }, lockMode ? { lockMode, refresh: true } : {});
   if (!plan) throw notFound(`No schedule plan with id ${id}`, { planId: id });
   return plan;
 }
@@ -109,7 +114,9 @@ export async function createSchedulePlan(em: EntityManager, input: CreateSchedul
   const termId = requireId('termId', input.termId);
   const name = requireName('name', input.name);
   return em.transactional(async (tx) => {
-    const term = await tx.findOne(AcademicTerm, { id: termId });
+    // Held FOR SHARE until commit: a term deleted meanwhile is the caller's mistake, not a
+    // foreign-key failure of the insert.
+    const term = (await lockTermRevision(tx, termId)) === null ? null : await tx.findOne(AcademicTerm, { id: termId });
     if (!term) throw badInput(`termId: no academic term with id ${termId}`, { field: 'termId', value: termId });
     const plan = tx.create(SchedulePlan, { term, name, status: SchedulePlanStatus.DRAFT });
     await tx.flush();
@@ -121,7 +128,9 @@ export async function createSchedulePlan(em: EntityManager, input: CreateSchedul
 export async function copySchedulePlan(em: EntityManager, planId: string, name?: string | null): Promise<SchedulePlan> {
   const newName = name == null ? undefined : requireName('name', name);
   return em.transactional(async (tx) => {
-    const source = await findSchedulePlan(tx, planId);
+    // FOR SHARE until commit: the lectures copied are those of the plan read, which no
+    // edit, schedule or deletion changes meanwhile.
+    const source = await findSchedulePlan(tx, planId, 'share');
     const plan = tx.create(SchedulePlan, {
       term: source.term,
       name: newName ?? `${source.name} (copy)`,
@@ -145,7 +154,7 @@ export async function copySchedulePlan(em: EntityManager, planId: string, name?:
 export async function renameSchedulePlan(em: EntityManager, planId: string, name: string): Promise<SchedulePlan> {
   const valid = requireName('name', name);
   return em.transactional(async (tx) => {
-    const plan = await findSchedulePlan(tx, planId);
+    const plan = await findSchedulePlan(tx, planId, true);
     plan.name = valid;
     await tx.flush();
     return plan;
@@ -177,12 +186,18 @@ export async function placeLecture(em: EntityManager, input: PlaceLectureInput):
   const courseId = requireId('courseId', input.courseId);
   const roomId = requireId('roomId', input.roomId);
   return em.transactional(async (tx) => {
+    // The term's revision FOR SHARE before the plan (the order a publication and a term's
+    // deletion take them): a change of the week, a course or a room commits before the
+    // checks below read them, or waits until this edit has committed. The plan row, locked
+    // next, serialises this edit with the plan's other edits, its schedule and its
+    // publication. What is read after the locks is read afresh, not from the identity map.
+    await lockTermRevision(tx, (await findSchedulePlan(tx, planId)).term.id);
     const plan = await findSchedulePlan(tx, planId, true);
     requireDraft(plan, 'edited');
-    const term = await tx.findOneOrFail(AcademicTerm, { id: plan.term.id });
-    const course = await tx.findOne(Course, { id: courseId });
+    const term = await tx.findOneOrFail(AcademicTerm, { id: plan.term.id }, { refresh: true });
+    const course = await tx.findOne(Course, { id: courseId }, { refresh: true });
     if (!course || course.term.id !== term.id) throw badInput(`courseId: no course ${courseId} in the plan's term`, { field: 'courseId', value: courseId });
-    const room = await tx.findOne(Room, { id: roomId });
+    const room = await tx.findOne(Room, { id: roomId }, { refresh: true });
     if (!room || room.term.id !== term.id) throw badInput(`roomId: no room ${roomId} in the plan's term`, { field: 'roomId', value: roomId });
     const lectureIndex = requireInt('lectureIndex', input.lectureIndex, 0, course.lecturesPerWeek - 1, ` (course ${course.code} has ${course.lecturesPerWeek} lectures)`);
     const day = requireInt('day', input.day, 0, term.daysPerWeek - 1, ` (0-based; ${term.daysPerWeek} days)`);
@@ -190,7 +205,7 @@ export async function placeLecture(em: EntityManager, input: PlaceLectureInput):
     if (input.locked != null && typeof input.locked !== 'boolean') throw badInput('locked must be true or false', { field: 'locked' });
     const locked = input.locked ?? true;
     if (locked) await refuseLockClash(tx, plan.id, { course, room, lectureIndex, day, period });
-    let row = await tx.findOne(ScheduleAssignment, { plan, course, lectureIndex });
+    let row = await tx.findOne(ScheduleAssignment, { plan, course, lectureIndex }, { refresh: true });
     if (row) tx.assign(row, { day, period, room, locked });
     else row = tx.create(ScheduleAssignment, { plan, course, lectureIndex, day, period, room, locked });
     await tx.flush();
@@ -201,11 +216,18 @@ export async function placeLecture(em: EntityManager, input: PlaceLectureInput):
 export async function setAssignmentLocked(em: EntityManager, assignmentId: string, locked: boolean): Promise<ScheduleAssignment> {
   const id = requireId('assignmentId', assignmentId);
   if (typeof locked !== 'boolean') throw badInput('locked must be true or false', { field: 'locked', value: locked });
+  const missing = () => notFound(`No schedule assignment with id ${assignmentId}`, { assignmentId });
   return em.transactional(async (tx) => {
-    const row = await tx.findOne(ScheduleAssignment, { id });
-    if (!row) throw notFound(`No schedule assignment with id ${assignmentId}`, { assignmentId });
-    requireDraft(await findSchedulePlan(tx, row.plan.id, true), locked ? 'locked' : 'unlocked');
-    if (locked && !row.locked) await refuseLockClash(tx, row.plan.id, await tx.populate(row, ['course', 'room']));
+    const first = await tx.findOne(ScheduleAssignment, { id });
+    if (!first) throw missing();
+    requireDraft(await findSchedulePlan(tx, first.plan.id, true), locked ? 'locked' : 'unlocked');
+    // Read again under the plan's lock, and hold the row: an edit that committed while this
+    // one waited (the lecture moved by hand, or replaced by a schedule's save) is what the
+    // clash check must see, and a row deleted meanwhile (by that save, or with its course
+    // or room) is NOT_FOUND — an update of it would change nothing and report success.
+    const row = await tx.findOne(ScheduleAssignment, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!row) throw missing();
+    if (locked && !row.locked) await refuseLockClash(tx, row.plan.id, await tx.populate(row, ['course', 'room'], { refresh: true }));
     row.locked = locked;
     await tx.flush();
     return row;

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AcademicTerm } from '../../src/academic/entities';
 import { DEMO_TERM_CODE, loadDemoData } from '../../src/scheduling/demo-data';
@@ -10,11 +11,12 @@ import {
   listAssignments,
   lockAssignment,
   placeLecture,
+  renameSchedulePlan,
   solutionText,
   unlockAssignment,
 } from '../../src/scheduling/plan-service';
 import { buildCttModel, loadTermData } from '../../src/scheduling/term-data';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, untilWaitingOnTransaction } from '../support/engine-harness';
 import { refused } from '../support/refused';
 import { em, smallTerm } from './scheduling-harness';
 
@@ -135,5 +137,109 @@ describe('schedule plans', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+/**
+ * Runs `statements` in another session's transaction, starts `edit` while that
+ * transaction is open, and commits it once the edit waits for it. The edit, settled.
+ */
+async function editWhileAnotherCommits<T>(statements: [string, unknown[]][], edit: () => Promise<T>): Promise<{ outcome: Promise<T> }> {
+  const other = new pg.Client({ connectionString: ctx.db.url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    for (const [sql, params] of statements) await other.query(sql, params);
+    const outcome = edit();
+    outcome.catch(() => undefined); // judged by the caller
+    await untilWaitingOnTransaction(ctx.db.pool, 'the edit waiting for the other transaction');
+    await other.query('COMMIT');
+    await outcome.catch(() => undefined);
+    return { outcome };
+  } finally {
+    await other.end();
+  }
+}
+
+const LOCK_PLAN = 'SELECT 1 FROM schedule_plans WHERE id = $1 FOR UPDATE';
+
+describe('plan edits that wait while another transaction changes what they edit', () => {
+  /** A plan with a locked lecture of one course and an unlocked one of another, in other slots. */
+  async function twoLectures(code: string) {
+    const { term, plan } = await smallTerm(ctx.db, code);
+    const data = await loadTermData(em(ctx.db), term.id);
+    const [c0, c1] = data.courses;
+    const [r0, r1] = data.rooms;
+    const held = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 2, period: 2, roomId: r0.id });
+    const loose = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 0, period: 0, roomId: r1.id, locked: false });
+    return { term, plan, data, c0, r0, r1, held, loose };
+  }
+
+  it("locking a lecture moved meanwhile onto a locked lecture's room and period is refused as a clash", async () => {
+    const { plan, c0, r0, held, loose } = await twoLectures('PLAN-RACE-MOVED');
+    // Moved by hand (unlocked) into the locked lecture's room and period while the lock waited.
+    const moved = await editWhileAnotherCommits(
+      [
+        [LOCK_PLAN, [plan.id]],
+        ['UPDATE schedule_assignments SET day = 2, period = 2, room_id = $2 WHERE id = $1', [loose.id, r0.id]],
+      ],
+      () => lockAssignment(em(ctx.db), loose.id),
+    );
+    await refused(moved.outcome, 'BAD_USER_INPUT', new RegExp(`^roomId: room ${r0.code} at day 2 period 2 already holds locked lecture 0 of ${c0.code}`));
+    expect((await em(ctx.db).find(ScheduleAssignment, { plan: plan.id, locked: true })).map((a) => a.id)).toEqual([held.id]);
+  });
+
+  it('locking a lecture a schedule replaced meanwhile is NOT_FOUND', async () => {
+    const { plan, loose } = await twoLectures('PLAN-RACE-REPLACED');
+    // A schedule's save deletes the unlocked lectures (and writes its own) under the plan's lock.
+    const replaced = await editWhileAnotherCommits(
+      [
+        [LOCK_PLAN, [plan.id]],
+        ['DELETE FROM schedule_assignments WHERE id = $1', [loose.id]],
+      ],
+      () => lockAssignment(em(ctx.db), loose.id),
+    );
+    await refused(replaced.outcome, 'NOT_FOUND', /^No schedule assignment with id/);
+  });
+
+  it('placing a lecture in a room deleted meanwhile is a BAD_USER_INPUT naming the room, not an internal error', async () => {
+    const { term, plan, data, r1 } = await twoLectures('PLAN-RACE-ROOM');
+    const [, , c2] = data.courses;
+    // The room's deletion as deleteRoom writes it: the term's revision, then the row.
+    const placed = await editWhileAnotherCommits(
+      [
+        ['UPDATE academic_terms SET revision = revision + 1 WHERE id = $1', [term.id]],
+        ['DELETE FROM academic_rooms WHERE id = $1', [r1.id]],
+      ],
+      () => placeLecture(em(ctx.db), { planId: plan.id, courseId: c2.id, lectureIndex: 0, day: 1, period: 1, roomId: r1.id }),
+    );
+    await refused(placed.outcome, 'BAD_USER_INPUT', /^roomId: no room .* in the plan's term/);
+    expect(await em(ctx.db).count(ScheduleAssignment, { plan: plan.id, course: c2.id })).toBe(0);
+  });
+
+  it('renaming a plan deleted meanwhile is NOT_FOUND', async () => {
+    const { plan } = await smallTerm(ctx.db, 'PLAN-RACE-RENAME');
+    const renamed = await editWhileAnotherCommits([['DELETE FROM schedule_plans WHERE id = $1', [plan.id]]], () => renameSchedulePlan(em(ctx.db), plan.id, 'Renamed'));
+    await refused(renamed.outcome, 'NOT_FOUND', /^No schedule plan with id/);
+  });
+
+  it('copying a plan deleted meanwhile is NOT_FOUND, and writes no empty copy', async () => {
+    const { term, plan } = await twoLectures('PLAN-RACE-COPY');
+    // The other session also holds the term, so that an insert of the copy waits for it to commit.
+    const copied = await editWhileAnotherCommits(
+      [
+        ['DELETE FROM schedule_plans WHERE id = $1', [plan.id]],
+        ['SELECT 1 FROM academic_terms WHERE id = $1 FOR UPDATE', [term.id]],
+      ],
+      () => copySchedulePlan(em(ctx.db), plan.id, 'Copy of a deleted plan'),
+    );
+    await refused(copied.outcome, 'NOT_FOUND', /^No schedule plan with id/);
+    expect(await em(ctx.db).count(SchedulePlan, { term: term.id })).toBe(0);
+  });
+
+  it('creating a plan in a term deleted meanwhile is a BAD_USER_INPUT naming the term, not an internal error', async () => {
+    const { term } = await smallTerm(ctx.db, 'PLAN-RACE-CREATE');
+    const created = await editWhileAnotherCommits([['DELETE FROM academic_terms WHERE id = $1', [term.id]]], () => createSchedulePlan(em(ctx.db), { termId: term.id, name: 'Orphan' }));
+    await refused(created.outcome, 'BAD_USER_INPUT', /^termId: no academic term with id/);
   });
 });
