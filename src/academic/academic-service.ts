@@ -11,6 +11,8 @@ import { keysetPage, keysetRootPage, type KeysetList, type Page } from './keyset
 import {
   MAX_DAYS_PER_WEEK,
   MAX_PERIODS_PER_DAY,
+  MAX_ROOM_CAPACITY,
+  MAX_STUDENTS,
   requireCode,
   idList,
   requireId,
@@ -271,7 +273,7 @@ export async function createRoom(em: EntityManager, input: RoomInput): Promise<R
   const termId = requireId('termId', input.termId);
   const code = requireCode('code', input.code);
   const name = input.name == null ? code : requireName('name', input.name);
-  const capacity = requireInt('capacity', input.capacity, 1);
+  const capacity = requireInt('capacity', input.capacity, 1, MAX_ROOM_CAPACITY);
   return keepsCodeUnique('room', code, em.transactional(async (tx) => {
     const term = await termForInput(tx, termId);
     await ensureCodeFree(tx, Room, term.id, code, 'room');
@@ -285,7 +287,7 @@ export async function createRoom(em: EntityManager, input: RoomInput): Promise<R
 export async function updateRoom(em: EntityManager, id: string, patch: Patch<Omit<RoomInput, 'termId'>>): Promise<Room> {
   const code = patch.code == null ? undefined : requireCode('code', patch.code);
   const name = patch.name == null ? undefined : requireName('name', patch.name);
-  const capacity = patch.capacity == null ? undefined : requireInt('capacity', patch.capacity, 1);
+  const capacity = patch.capacity == null ? undefined : requireInt('capacity', patch.capacity, 1, MAX_ROOM_CAPACITY);
   return keepsCodeUnique('room', code, em.transactional(async (tx) => {
     const room = await findInTerm(tx, Room, 'roomId', id, 'room');
     if (code !== undefined) await ensureCodeFree(tx, Room, room.term.id, code, 'room', room.id);
@@ -313,7 +315,7 @@ function checkCourseNumbers(term: AcademicTerm, lecturesPerWeek: unknown, minWor
   return {
     lecturesPerWeek: requireInt('lecturesPerWeek', lecturesPerWeek, 1, slots, ` (the week of term ${term.code} has ${slots} periods)`),
     minWorkingDays: requireInt('minWorkingDays', minWorkingDays, 0, term.daysPerWeek, ` (the week of term ${term.code} has ${term.daysPerWeek} days)`),
-    students: requireInt('students', students, 0),
+    students: requireInt('students', students, 0, MAX_STUDENTS),
   };
 }
 

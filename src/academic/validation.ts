@@ -8,6 +8,13 @@ export const MAX_DAYS_PER_WEEK = 7;
 export const MAX_PERIODS_PER_DAY = 24;
 export const MAX_CODE_LENGTH = 64;
 export const MAX_NAME_LENGTH = 200;
+/**
+ * A course's students and a room's seats: far above any lecture hall. A lecture then
+ * costs at most 99,999 of room capacity penalty, so a term's stays within the API's
+ * 32-bit integers up to 21,474 lectures.
+ */
+export const MAX_STUDENTS = 100_000;
+export const MAX_ROOM_CAPACITY = 100_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
@@ -20,6 +27,20 @@ export function requireInt(field: string, value: unknown, min: number, max: numb
   return value;
 }
 
+/**
+ * The C0 control characters and DEL: no code or name needs one, and PostgreSQL refuses
+ * NUL in text outright (an internal error if it reached the database).
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+function refuseControlCharacters(field: string, text: string, value: unknown): void {
+  const found = CONTROL_CHARACTER.exec(text);
+  if (found) {
+    const code = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw badInput(`${field} must not contain control characters (found ${code}), got ${show(value)}`, { field, value });
+  }
+}
+
 /** A code as used in the ITC-2007 files: no blanks (the formats split on whitespace). */
 export function requireCode(field: string, value: unknown): string {
   if (typeof value !== 'string') throw badInput(`${field} must be a string, got ${show(value)}`, { field, value });
@@ -28,6 +49,7 @@ export function requireCode(field: string, value: unknown): string {
     throw badInput(`${field} must be 1–${MAX_CODE_LENGTH} characters, got ${show(value)}`, { field, value });
   }
   if (/\s/.test(code)) throw badInput(`${field} must not contain blanks (the ITC-2007 formats separate fields by blanks), got ${show(value)}`, { field, value });
+  refuseControlCharacters(field, code, value);
   return code;
 }
 
@@ -37,6 +59,7 @@ export function requireName(field: string, value: unknown): string {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH) {
     throw badInput(`${field} must be 1–${MAX_NAME_LENGTH} characters, got ${show(value)}`, { field, value });
   }
+  refuseControlCharacters(field, name, value);
   return name;
 }
 

@@ -5,13 +5,37 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
-import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_NAME_LENGTH, MAX_PERIODS_PER_DAY, requireCode } from '../academic/validation';
+import {
+  MAX_CODE_LENGTH,
+  MAX_DAYS_PER_WEEK,
+  MAX_NAME_LENGTH,
+  MAX_PERIODS_PER_DAY,
+  MAX_ROOM_CAPACITY,
+  MAX_STUDENTS,
+  requireCode,
+} from '../academic/validation';
 import { badInput, conflict, takenAsConflict } from '../errors';
 import { CttFormatError, parseCtt } from './ctt/ctt-format';
 import type { CttModel } from './ctt/model';
 
 /** Generous for the largest ITC instance (~30 KB); refuses pasted binaries. */
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The control characters a field of the file may hide: every C0 control and DEL but the
+ * blanks and line breaks that separate fields. No code or name needs one, and PostgreSQL
+ * refuses NUL in text.
+ */
+const CONTROL_IN_FIELD = /[\u0000-\u0008\u000e-\u001f\u007f]/;
+
+/** A control character inside a field is a BAD_USER_INPUT naming its line. */
+function refuseControlCharacters(text: string): void {
+  const found = CONTROL_IN_FIELD.exec(text);
+  if (!found) return;
+  const line = text.slice(0, found.index).split(/\r\n|\r|\n/).length;
+  const code = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  throw badInput(`line ${line}: control character ${code}; codes and names must not contain control characters`, { field: 'text', line });
+}
 
 /** 1-based lines of the header keys and of the first token of every entry of a section. */
 function lineIndex(text: string): { header: Map<string, number>; entries: Map<string, Map<string, number>> } {
@@ -47,6 +71,7 @@ function checkModel(text: string, model: CttModel): void {
   for (const c of model.courses) {
     const line = courseLines?.get(c.code);
     if (c.code.length > MAX_CODE_LENGTH || c.teacher.length > MAX_CODE_LENGTH) throw at(line, `codes must be at most ${MAX_CODE_LENGTH} characters`);
+    if (c.students > MAX_STUDENTS) throw at(line, `course ${c.code} has ${c.students} students; a course has at most ${MAX_STUDENTS}`);
     if (c.minWorkingDays > model.days) {
       throw at(line, `course ${c.code} asks for ${c.minWorkingDays} minimum working days but the week has ${model.days} days`);
     }
@@ -56,6 +81,7 @@ function checkModel(text: string, model: CttModel): void {
     const line = roomLines?.get(r.code);
     if (r.code.length > MAX_CODE_LENGTH) throw at(line, `codes must be at most ${MAX_CODE_LENGTH} characters`);
     if (r.capacity < 1) throw at(line, `room ${r.code} has capacity ${r.capacity}; a room holds at least 1 student`);
+    if (r.capacity > MAX_ROOM_CAPACITY) throw at(line, `room ${r.code} has capacity ${r.capacity}; a room holds at most ${MAX_ROOM_CAPACITY} students`);
   }
   const curriculumLines = lines.entries.get('CURRICULA:');
   for (const q of model.curricula) {
@@ -73,6 +99,7 @@ export async function importCurriculumTimetabling(em: EntityManager, text: strin
   if (typeof text !== 'string' || text.trim().length === 0) throw badInput('text: the .ctt instance text is empty', { field: 'text' });
   if (Buffer.byteLength(text) > MAX_IMPORT_BYTES) throw badInput(`text: larger than ${MAX_IMPORT_BYTES} bytes`, { field: 'text' });
   const code = termCode == null ? undefined : requireCode('termCode', termCode);
+  refuseControlCharacters(text);
   let model: CttModel;
   try {
     model = parseCtt(text);

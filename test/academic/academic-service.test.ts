@@ -78,15 +78,15 @@ describe('academic services', () => {
     await refused(academic.createTeacher(em(), { termId: term.id, code: 'T2', name: '' }), 'BAD_USER_INPUT', /name must be 1–200/);
     await refused(academic.updateTeacher(em(), teacher.id, { code: 'has space' }), 'BAD_USER_INPUT', /code must not contain blanks/);
     // rooms
-    await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 0 }), 'BAD_USER_INPUT', /capacity must be an integer of at least 1, got 0/);
+    await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 0 }), 'BAD_USER_INPUT', /capacity must be an integer from 1 to 100000, got 0/);
     await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 1.5 }), 'BAD_USER_INPUT', /capacity/);
-    await refused(academic.updateRoom(em(), room.id, { capacity: -3 }), 'BAD_USER_INPUT', /capacity must be an integer of at least 1, got -3/);
+    await refused(academic.updateRoom(em(), room.id, { capacity: -3 }), 'BAD_USER_INPUT', /capacity must be an integer from 1 to 100000, got -3/);
     // courses
     const courseInput = { termId: term.id, code: 'C2', teacherId: teacher.id, lecturesPerWeek: 2, minWorkingDays: 1, students: 5 };
     await refused(academic.createCourse(em(), { ...courseInput, lecturesPerWeek: 31 }), 'BAD_USER_INPUT', /lecturesPerWeek must be an integer from 1 to 30 \(the week of term BAD has 30 periods\), got 31/);
     await refused(academic.createCourse(em(), { ...courseInput, lecturesPerWeek: 0 }), 'BAD_USER_INPUT', /lecturesPerWeek/);
     await refused(academic.createCourse(em(), { ...courseInput, minWorkingDays: 6 }), 'BAD_USER_INPUT', /minWorkingDays must be an integer from 0 to 5/);
-    await refused(academic.createCourse(em(), { ...courseInput, students: -1 }), 'BAD_USER_INPUT', /students must be an integer of at least 0/);
+    await refused(academic.createCourse(em(), { ...courseInput, students: -1 }), 'BAD_USER_INPUT', /students must be an integer from 0 to 100000, got -1/);
     await refused(academic.createCourse(em(), { ...courseInput, teacherId: foreignTeacher.id }), 'BAD_USER_INPUT', /teacherId: teacher .* belongs to another term/);
     await refused(academic.createCourse(em(), { ...courseInput, teacherId: NONE }), 'BAD_USER_INPUT', /teacherId: no teacher/);
     await refused(academic.createCourse(em(), { ...courseInput, code: 'C1' }), 'CONFLICT', /already has a course with code C1/);
@@ -108,6 +108,51 @@ describe('academic services', () => {
     expect(await counts()).toEqual(before);
     expect((await em().findOneOrFail(Room, { id: room.id })).capacity).toBe(30);
     expect((await em().findOneOrFail(Course, { id: course.id })).lecturesPerWeek).toBe(2);
+  });
+});
+
+describe('students and room capacity', () => {
+  it("are at most 100,000, so that a term's penalties (students over capacity, summed over its lectures) stay 32-bit integers", async () => {
+    const term = await academic.createTerm(em(), { code: 'HUGE', name: 'Huge numbers', daysPerWeek: 5, periodsPerDay: 2 });
+    const teacher = await academic.createTeacher(em(), { termId: term.id, code: 'T1' });
+    const room = await academic.createRoom(em(), { termId: term.id, code: 'R1', capacity: 100_000 });
+    const course = await academic.createCourse(em(), { termId: term.id, code: 'C1', teacherId: teacher.id, lecturesPerWeek: 1, minWorkingDays: 1, students: 100_000 });
+    const before = await counts();
+    await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', capacity: 100_001 }), 'BAD_USER_INPUT', /^capacity must be an integer from 1 to 100000, got 100001/);
+    await refused(academic.updateRoom(em(), room.id, { capacity: 2_000_000_000 }), 'BAD_USER_INPUT', /^capacity must be an integer from 1 to 100000, got 2000000000/);
+    const courseInput = { termId: term.id, code: 'C2', teacherId: teacher.id, lecturesPerWeek: 1, minWorkingDays: 1 };
+    await refused(academic.createCourse(em(), { ...courseInput, students: 100_001 }), 'BAD_USER_INPUT', /^students must be an integer from 0 to 100000, got 100001/);
+    await refused(academic.updateCourse(em(), course.id, { students: 2_000_000_000 }), 'BAD_USER_INPUT', /^students must be an integer from 0 to 100000, got 2000000000/);
+    expect(await counts()).toEqual(before);
+    expect((await em().findOneOrFail(Room, { id: room.id })).capacity).toBe(100_000);
+    expect((await em().findOneOrFail(Course, { id: course.id })).students).toBe(100_000);
+  });
+});
+
+describe('control characters in codes and names', () => {
+  it('are refused with BAD_USER_INPUT naming the field, before anything reaches the database (which refuses NUL in text)', async () => {
+    const term = await academic.createTerm(em(), { code: 'CTRL', name: 'Control characters', daysPerWeek: 5, periodsPerDay: 2 });
+    const teacher = await academic.createTeacher(em(), { termId: term.id, code: 'T1' });
+    const room = await academic.createRoom(em(), { termId: term.id, code: 'R1', capacity: 30 });
+    const course = await academic.createCourse(em(), { termId: term.id, code: 'C1', teacherId: teacher.id, lecturesPerWeek: 1, minWorkingDays: 1, students: 10 });
+    const curriculum = await academic.createCurriculum(em(), { termId: term.id, code: 'Q1', courseIds: [course.id] });
+    const before = await counts();
+    const nul = /must not contain control characters \(found U\+0000\)/;
+    await refused(academic.createTerm(em(), { code: 'X\u0000', name: 'x', daysPerWeek: 5, periodsPerDay: 2 }), 'BAD_USER_INPUT', /^code must not contain control characters \(found U\+0000\), got "X\\u0000"/);
+    await refused(academic.createTerm(em(), { code: 'X', name: 'Autumn\u0000', daysPerWeek: 5, periodsPerDay: 2 }), 'BAD_USER_INPUT', /^name must not contain control characters/);
+    await refused(academic.createTerm(em(), { code: 'X', name: 'x', daysPerWeek: 5, periodsPerDay: 2, periodLabels: ['8:00', '10:00\u0000'] }), 'BAD_USER_INPUT', /^periodLabels\[1\] must not contain/);
+    await refused(academic.updateTerm(em(), term.id, { name: 'Bell\u0007' }), 'BAD_USER_INPUT', /^name must not contain control characters \(found U\+0007\)/);
+    await refused(academic.createTeacher(em(), { termId: term.id, code: 'T\u001f2' }), 'BAD_USER_INPUT', /^code must not contain control characters \(found U\+001F\)/);
+    await refused(academic.updateTeacher(em(), teacher.id, { name: 'Wang\u0000Wei' }), 'BAD_USER_INPUT', nul);
+    await refused(academic.createRoom(em(), { termId: term.id, code: 'R2', name: 'Hall\u007f', capacity: 30 }), 'BAD_USER_INPUT', /^name must not contain control characters \(found U\+007F\)/);
+    await refused(academic.updateRoom(em(), room.id, { code: 'R\u0000' }), 'BAD_USER_INPUT', nul);
+    await refused(academic.createCourse(em(), { termId: term.id, code: 'C2', name: 'Line\nbreak', teacherId: teacher.id, lecturesPerWeek: 1, minWorkingDays: 1, students: 5 }), 'BAD_USER_INPUT', /^name must not contain control characters \(found U\+000A\)/);
+    await refused(academic.updateCourse(em(), course.id, { name: '\u0000' }), 'BAD_USER_INPUT', nul);
+    await refused(academic.createCurriculum(em(), { termId: term.id, code: 'Q\u0000', courseIds: [] }), 'BAD_USER_INPUT', nul);
+    await refused(academic.updateCurriculum(em(), curriculum.id, { name: 'First\u0000year' }), 'BAD_USER_INPUT', nul);
+    // Blanks at either end are trimmed as before; inside a name a space is fine.
+    expect(await academic.updateTeacher(em(), teacher.id, { name: '  Wang Wei\n' })).toMatchObject({ name: 'Wang Wei' });
+    expect(await counts()).toEqual(before);
   });
 });
 

@@ -59,6 +59,14 @@ describe('importCurriculumTimetabling', () => {
       ['a header that lies about the course count', comp01().replace('Courses: 30', 'Courses: 31'), /line 2: the header declares Courses: 31/],
       // With a termCode the name is not the code, but it is still the term's name, which every later edit re-checks.
       ['a name longer than a term name may be', comp01().replace(/^Name:\s*\S+/m, `Name: ${'n'.repeat(201)}`), /line 1: Name must be at most 200 characters, found 201/],
+      // Far above any lecture hall; such figures would make a plan's penalties overflow the API's 32-bit integers.
+      ['a course of 2,000,000,000 students', comp01().replace('c0004 t002 7 3 117', 'c0004 t002 7 3 2000000000'), /^line 12: course c0004 has 2000000000 students; a course has at most 100000/],
+      ['a room of 100,001 seats', comp01().replace(/^rB\s+\d+/m, 'rB 100001'), /^line \d+: room rB has capacity 100001; a room holds at most 100000 students/],
+      // PostgreSQL refuses NUL in text; no code or name needs a control character.
+      ['a NUL in a course code', comp01().replace('c0004 t002', 'c00\u000004 t002'), /^line 12: control character U\+0000; codes and names must not contain control characters/],
+      ['a NUL in the name', comp01().replace('Name: Fis0506-1', 'Name: Fis\u00000506-1'), /^line 1: control character U\+0000/],
+      ['a control character in a teacher code', comp01().replace('c0004 t002', 'c0004 t\u0001002'), /^line 12: control character U\+0001/],
+      ['a control character between fields', comp01().replace('c0004 t002', 'c0004\u001ft002'), /^line 12: control character U\+001F/],
     ];
     for (const [what, text, message] of cases) await refused(importCurriculumTimetabling(em(), text, `BAD-${what.length}`), 'BAD_USER_INPUT', message);
     await refused(importCurriculumTimetabling(em(), '   '), 'BAD_USER_INPUT', /empty/);

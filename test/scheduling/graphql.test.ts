@@ -136,4 +136,28 @@ describe('academic and scheduling GraphQL', () => {
     const forbidden = await run(`mutation($t: ID!) { createRoom(input: { termId: $t, code: "R1", capacity: 10 }) { id } }`, { t: term.id }, [ApiRole.VIEWER]);
     expect(forbidden.errors?.[0].extensions?.code).toBe('FORBIDDEN');
   });
+
+  it('refuses what PostgreSQL or a 32-bit penalty could not hold — a NUL in a text, a count of billions — as BAD_USER_INPUT naming the field', async () => {
+    const refusal = (field: string, message: RegExp) => ({ extensions: { code: 'BAD_USER_INPUT', field }, message: expect.stringMatching(message) });
+    const nulTerm = await run(`mutation($name: String!) { createTerm(input: { code: "GQL-NUL", name: $name, daysPerWeek: 5, periodsPerDay: 4 }) { id } }`, { name: 'Autumn\u0000' });
+    expect(nulTerm.errors?.[0]).toMatchObject(refusal('name', /^name must not contain control characters \(found U\+0000\)/));
+    const nulImport = await run(`mutation($text: String!) { importCurriculumTimetabling(text: $text, termCode: "gql-nul") { id } }`, {
+      text: readFileSync(COMP01, 'utf8').replace('c0004 t002', 'c0004 t\u0000002'),
+    });
+    expect(nulImport.errors?.[0]).toMatchObject(refusal('text', /^line 12: control character U\+0000/));
+
+    const term = (await run(`mutation { createTerm(input: { code: "GQL-BIG", name: "Big numbers", daysPerWeek: 5, periodsPerDay: 4 }) { id } }`)).data!.createTerm;
+    const nulPlan = await run(`mutation($t: ID!, $name: String!) { createSchedulePlan(input: { termId: $t, name: $name }) { id } }`, { t: term.id, name: 'Draft\u0000' });
+    expect(nulPlan.errors?.[0]).toMatchObject(refusal('name', /^name must not contain control characters/));
+    const teacher = (await run(`mutation($t: ID!) { createTeacher(input: { termId: $t, code: "T1" }) { id } }`, { t: term.id })).data!.createTeacher;
+    const crowd = await run(`mutation($t: ID!, $teacher: ID!) { createCourse(input: { termId: $t, code: "C1", teacherId: $teacher, lecturesPerWeek: 2, minWorkingDays: 1, students: 2000000000 }) { id } }`, {
+      t: term.id,
+      teacher: teacher.id,
+    });
+    expect(crowd.errors?.[0]).toMatchObject(refusal('students', /students must not be greater than 100000/));
+    const stadium = await run(`mutation($t: ID!) { createRoom(input: { termId: $t, code: "R1", capacity: 2000000000 }) { id } }`, { t: term.id });
+    expect(stadium.errors?.[0]).toMatchObject(refusal('capacity', /capacity must be at most 100000/));
+    const listed = await run(`query($t: ID!) { term(id: $t) { courses(first: 10) { code } rooms { code } plans { id } } }`, { t: term.id });
+    expect(listed.data!.term).toEqual({ courses: [], rooms: [], plans: [] });
+  });
 });

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, IsInt, IsOptional, IsUUID, Length, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_NAME_LENGTH, MAX_PERIODS_PER_DAY } from '../../academic/validation';
+import { MAX_CODE_LENGTH, MAX_DAYS_PER_WEEK, MAX_NAME_LENGTH, MAX_PERIODS_PER_DAY, MAX_ROOM_CAPACITY, MAX_STUDENTS } from '../../academic/validation';
 
 @ObjectType('AcademicTerm', { description: 'A term: the week grid and the academic data every timetable of the term uses.' })
 export class AcademicTermType {
@@ -90,14 +90,14 @@ export class CreateRoomInput {
   @Field(() => ID) @IsUUID() termId!: string;
   @Field() @Length(1, MAX_CODE_LENGTH) code!: string;
   @Field({ nullable: true }) @IsOptional() @Length(1, MAX_NAME_LENGTH) name?: string;
-  @Field(() => Int, { description: 'At least 1.' }) @IsInt() @Min(1, { message: 'capacity must be at least 1' }) capacity!: number;
+  @Field(() => Int, { description: 'At least 1.' }) @IsInt() @Min(1, { message: 'capacity must be at least 1' }) @Max(MAX_ROOM_CAPACITY, { message: `capacity must be at most ${MAX_ROOM_CAPACITY}` }) capacity!: number;
 }
 
 @InputType()
 export class UpdateRoomInput {
   @Field({ nullable: true }) @IsOptional() @Length(1, MAX_CODE_LENGTH) code?: string;
   @Field({ nullable: true }) @IsOptional() @Length(1, MAX_NAME_LENGTH) name?: string;
-  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1, { message: 'capacity must be at least 1' }) capacity?: number;
+  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1, { message: 'capacity must be at least 1' }) @Max(MAX_ROOM_CAPACITY, { message: `capacity must be at most ${MAX_ROOM_CAPACITY}` }) capacity?: number;
 }
 
 @InputType()
@@ -108,7 +108,7 @@ export class CreateCourseInput {
   @Field(() => ID, { description: 'A teacher of the same term.' }) @IsUUID() teacherId!: string;
   @Field(() => Int, { description: 'At most days × periods of the term.' }) @IsInt() @Min(1) lecturesPerWeek!: number;
   @Field(() => Int, { description: 'At most the days of the week.' }) @IsInt() @Min(0) minWorkingDays!: number;
-  @Field(() => Int) @IsInt() @Min(0) students!: number;
+  @Field(() => Int) @IsInt() @Min(0) @Max(MAX_STUDENTS) students!: number;
 }
 
 @InputType()
@@ -118,7 +118,7 @@ export class UpdateCourseInput {
   @Field(() => ID, { nullable: true }) @IsOptional() @IsUUID() teacherId?: string;
   @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1) lecturesPerWeek?: number;
   @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(0) minWorkingDays?: number;
-  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(0) students?: number;
+  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(0) @Max(MAX_STUDENTS) students?: number;
 }
 
 @InputType()
