@@ -9,6 +9,7 @@ import { Migration20261203090000 } from './Migration20261203090000';
 import { Migration20261203100000 } from './Migration20261203100000';
 import { Migration20261204090000 } from './Migration20261204090000';
 import { Migration20261207090000 } from './Migration20261207090000';
+import { Migration20261208090000 } from './Migration20261208090000';
 
 /** Every migration, in order. A new file from `npm run migration:create` must be added here. */
 export const migrationsList: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261203100000', class: Migration20261203100000 },
   { name: 'Migration20261204090000', class: Migration20261204090000 },
   { name: 'Migration20261207090000', class: Migration20261207090000 },
+  { name: 'Migration20261208090000', class: Migration20261208090000 },
 ];

@@ -5,7 +5,8 @@ import { evaluateSession, findArrangement } from '../../src/exams/arrangement-se
 import { refused } from '../support/refused';
 import { MakeupExamSteps } from '../../src/exams/makeup-exam-arrangement';
 import * as sessions from '../../src/exams/session-service';
-import { waitForJob } from '../support/engine-harness';
+import { untilWaitingOnTransaction, waitForJob } from '../support/engine-harness';
+import * as academic from '../../src/academic/academic-service';
 import { createTermSession } from './exam-session-fixture';
 import { makeupExamJobs } from './makeup-exam-jobs';
 
@@ -68,6 +69,47 @@ describe('MAKEUP_EXAM_AUTO refusals and failures', () => {
     expect(done.errorMessage).toMatch(/session AUTO-CHANGED changed during the arrangement; the result was not saved/);
     expect(done.attempts).toBe(1); // a user-input failure is not retried
     expect(await findArrangement(em(), session.id)).toBeNull();
+  });
+
+  it('a course or teacher deleted from the term raises the revision of the sessions it leaves: the stored arrangement is no longer current, and a save under way and the deletion wait for each other', async () => {
+    let duringSave: (() => Promise<void>) | null = null;
+    await examEngine({ beforeSave: async () => duringSave?.() }, { attemptLimit: 1 });
+    const session = await createTermSession(em, 'AUTO-ACADEMIC', 10);
+    const pool = jobs.db.pool;
+    const { rows: [{ term_id: termId }] } = await pool.query('SELECT term_id FROM makeup_exam_sessions WHERE id = $1', [session.id]);
+    const { rows: periods } = await pool.query('SELECT id FROM makeup_exam_periods WHERE session_id = $1', [session.id]);
+    const spare = await academic.createTeacher(em(), { termId, code: 'SPARE' });
+    await sessions.setInvigilator(em(), { sessionId: session.id, teacherId: spare.id, availablePeriodIds: periods.map((p) => p.id as string) });
+    const examCourses = async () =>
+      (await pool.query('SELECT course_id FROM makeup_exams WHERE session_id = $1 AND course_id IS NOT NULL ORDER BY code', [session.id])).rows.map((r) => r.course_id as string);
+    const arrange = async (seed: number) => waitForJob(jobs.engine, (await start({ sessionId: session.id, timeLimitSeconds: 1, seed })).id, undefined, 20_000);
+    const current = async () => (await evaluateSession(em(), session.id))!.current;
+
+    expect((await arrange(1)).status).toBe(JobStatus.SUCCEEDED);
+    expect(await current()).toBe(true);
+    await academic.deleteTeacher(em(), spare.id);
+    expect(await current()).toBe(false);
+
+    expect((await arrange(2)).status).toBe(JobStatus.SUCCEEDED);
+    expect(await current()).toBe(true);
+    const [first, second] = await examCourses();
+    await academic.deleteCourse(em(), first!);
+    expect(await current()).toBe(false);
+    expect(await examCourses()).not.toContain(first);
+
+    // A course deleted while an arrangement is saved: the deletion waits for the save (it
+    // raises the session's revision before its exam goes), then takes the exam and its sittings.
+    let deletion: Promise<boolean> | null = null;
+    duringSave = async () => {
+      duringSave = null;
+      deletion = academic.deleteCourse(em(), second!);
+      await untilWaitingOnTransaction(pool, 'the course deletion waits for the arrangement being saved');
+    };
+    expect((await arrange(3)).status).toBe(JobStatus.SUCCEEDED);
+    expect(await deletion).toBe(true);
+    expect(await current()).toBe(false);
+    const { rows: left } = await pool.query('SELECT count(*)::int AS n FROM makeup_exam_sittings s JOIN makeup_exams e ON e.id = s.exam_id WHERE e.course_id = $1', [second]);
+    expect(left).toEqual([{ n: 0 }]);
   });
 
   it('a session deleted before its job runs fails at once without a retry', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Collection, Entity, ManyToMany, ManyToOne, PrimaryKey, Unique } from '@mikro-orm/core';
+import { Collection, Entity, Index, ManyToMany, ManyToOne, PrimaryKey, Unique } from '@mikro-orm/core';
 import { Teacher } from '../../academic/entities/teacher.entity';
 import { MakeupExamPeriod } from './makeup-exam-period.entity';
 import { MakeupExamSession } from './makeup-exam-session.entity';
@@ -7,6 +7,8 @@ import { MakeupExamSession } from './makeup-exam-session.entity';
 /** A teacher of the session's term who can supervise exams in the periods listed. */
 @Entity({ tableName: 'makeup_exam_invigilators' })
 @Unique({ name: 'makeup_exam_invigilators_session_teacher_unique', properties: ['session', 'teacher'] })
+// Read by a teacher's deletion: its cascade, and the trigger raising the sessions' revision (migrations).
+@Index({ name: 'makeup_exam_invigilators_teacher_index', properties: ['teacher'] })
 export class MakeupExamInvigilator {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

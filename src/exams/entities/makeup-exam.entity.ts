@@ -13,6 +13,8 @@ import { MakeupExamSession } from './makeup-exam-session.entity';
 @Unique({ name: 'makeup_exams_session_code_unique', properties: ['session', 'code'] })
 @Unique({ name: 'makeup_exams_session_course_unique', properties: ['session', 'course'] })
 @Index({ name: 'makeup_exams_session_position_index', properties: ['session', 'position'] })
+// Read by a course's deletion: its cascade, and the trigger raising the sessions' revision (migrations).
+@Index({ name: 'makeup_exams_course_index', properties: ['course'] })
 @Check({ name: 'makeup_exams_duration_check', expression: 'duration is null or duration >= 0' })
 export class MakeupExam {
   [OptionalProps]?: 'roomExclusive';
