@@ -119,21 +119,13 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
   it('start() connects when the connection is lost while a setup channel waits for its Close-Ok', async () => {
     const proxy = await startAmqpFrameProxy(brokerPort);
     cleanups.push(() => proxy.close());
-    let armed = true;
-    proxy.rules = {
-      fromClient: (frame) => {
-        if (armed && isMethod(frame, ...CHANNEL_CLOSE)) {
-          armed = false;
-          return 'cut';
-        }
-        return 'forward';
-      },
-    };
+    const cut = cutAtFirstChannelClose();
+    proxy.rules = cut.rules;
     const transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
     cleanups.push(() => transport.close());
 
     const outcome = await settledWithin(transport.start(['setup']), HUNG_AFTER_MS);
-    expect(armed, 'no Channel.Close was cut').toBe(false);
+    expect(cut.done(), 'no Channel.Close was cut').toBe(true);
     expect(outcome.hung, 'start() still pending: setup hangs on the lost channel’s close').toBe(false);
     expect(outcome.hung === false && outcome.error).toBeFalsy();
     expect(transport.connectionState()).toBe('connected');
@@ -149,18 +141,10 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     await transport.start(['stop']);
     const handle = await transport.consume('stop', 1, async () => ({ type: 'ack' }));
 
-    let armed = true;
-    proxy.rules = {
-      fromClient: (frame) => {
-        if (armed && isMethod(frame, ...CHANNEL_CLOSE)) {
-          armed = false;
-          return 'cut';
-        }
-        return 'forward';
-      },
-    };
+    const cut = cutAtFirstChannelClose();
+    proxy.rules = cut.rules;
     const outcome = await settledWithin(handle.stop(), HUNG_AFTER_MS);
-    expect(armed, 'no Channel.Close was cut').toBe(false);
+    expect(cut.done(), 'no Channel.Close was cut').toBe(true);
     expect(outcome.hung, 'stop() still pending on the lost channel’s close').toBe(false);
   });
 
@@ -192,6 +176,23 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     await transport.publish([message('ok')]);
   });
 });
+
+/** Frame rules cutting the connection at the client's first Channel.Close (before the broker's Close-Ok can come). */
+function cutAtFirstChannelClose(): { rules: { fromClient: (frame: AmqpFrame) => FrameAction }; done: () => boolean } {
+  let armed = true;
+  return {
+    rules: {
+      fromClient: (frame) => {
+        if (armed && isMethod(frame, ...CHANNEL_CLOSE)) {
+          armed = false;
+          return 'cut';
+        }
+        return 'forward';
+      },
+    },
+    done: () => !armed,
+  };
+}
 
 /**
  * Frame rules under which the broker's confirms of messages published to `routingKey`
