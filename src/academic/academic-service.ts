@@ -11,6 +11,7 @@ import { keysetPage, keysetRootPage, type KeysetList, type Page } from './keyset
 import {
   MAX_DAYS_PER_WEEK,
   MAX_PERIODS_PER_DAY,
+  MAX_COURSES_PER_TERM,
   MAX_ROOM_CAPACITY,
   MAX_STUDENTS,
   requireCode,
@@ -329,7 +330,12 @@ export async function createCourse(em: EntityManager, input: CourseInput): Promi
     const numbers = checkCourseNumbers(term, input.lecturesPerWeek, input.minWorkingDays, input.students);
     const teacher = await findInTerm(tx, Teacher, 'teacherId', teacherId, 'teacher', term.id);
     await ensureCodeFree(tx, Course, term.id, code, 'course');
+    // Counted once the term's row is locked: two creations at the limit cannot both pass.
     await changesTimetables(tx, term.id);
+    const courses = await tx.count(Course, { term: term.id });
+    if (courses >= MAX_COURSES_PER_TERM) {
+      throw badInput(`termId: term ${term.code} has ${courses} courses, the most a term may have`, { field: 'termId', value: termId });
+    }
     const course = tx.create(Course, { term, code, name, teacher, ...numbers });
     await tx.flush();
     return course;

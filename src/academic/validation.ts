@@ -15,6 +15,12 @@ export const MAX_NAME_LENGTH = 200;
  */
 export const MAX_STUDENTS = 100_000;
 export const MAX_ROOM_CAPACITY = 100_000;
+/**
+ * A term's courses: a large university's sections, several times over. Compiling a
+ * term's timetable model keeps a course × course conflict table (10,000 courses: 100 MB)
+ * and weighs every pair of courses, at every start, solve and evaluation.
+ */
+export const MAX_COURSES_PER_TERM = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));

@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
 import {
   MAX_CODE_LENGTH,
+  MAX_COURSES_PER_TERM,
   MAX_DAYS_PER_WEEK,
   MAX_NAME_LENGTH,
   MAX_PERIODS_PER_DAY,
@@ -66,6 +67,9 @@ function checkModel(text: string, model: CttModel): void {
   if (model.days > MAX_DAYS_PER_WEEK) throw at(lines.header.get('Days:'), `Days must be at most ${MAX_DAYS_PER_WEEK}, found ${model.days}`);
   if (model.periodsPerDay > MAX_PERIODS_PER_DAY) {
     throw at(lines.header.get('Periods_per_day:'), `Periods_per_day must be at most ${MAX_PERIODS_PER_DAY}, found ${model.periodsPerDay}`);
+  }
+  if (model.courses.length > MAX_COURSES_PER_TERM) {
+    throw at(lines.header.get('Courses:'), `the file has ${model.courses.length} courses; a term has at most ${MAX_COURSES_PER_TERM}`);
   }
   const courseLines = lines.entries.get('COURSES:');
   for (const c of model.courses) {

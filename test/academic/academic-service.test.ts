@@ -129,6 +129,23 @@ describe('students and room capacity', () => {
   });
 });
 
+describe('courses per term', () => {
+  it('are at most 10,000: the next one is refused, counted under the term\'s lock', async () => {
+    const term = await academic.createTerm(em(), { code: 'MANY', name: 'Many courses', daysPerWeek: 5, periodsPerDay: 2 });
+    const teacher = await academic.createTeacher(em(), { termId: term.id, code: 'T1' });
+    await ctx.db.pool.query(
+      `INSERT INTO academic_courses (id, term_id, code, name, teacher_id, lectures_per_week, min_working_days, students)
+       SELECT gen_random_uuid(), $1, 'C' || g, 'C' || g, $2, 1, 1, 0 FROM generate_series(1, 9999) g`,
+      [term.id, teacher.id],
+    );
+    const input = { termId: term.id, teacherId: teacher.id, lecturesPerWeek: 1, minWorkingDays: 1, students: 0 };
+    await academic.createCourse(em(), { ...input, code: 'LAST' });
+    await refused(academic.createCourse(em(), { ...input, code: 'ONE-MORE' }), 'BAD_USER_INPUT', /^termId: term MANY has 10000 courses, the most a term may have/);
+    expect(await em().count(Course, { term: term.id })).toBe(10_000);
+    await academic.deleteTerm(em(), term.id);
+  });
+});
+
 describe('control characters in codes and names', () => {
   it('are refused with BAD_USER_INPUT naming the field, before anything reaches the database (which refuses NUL in text)', async () => {
     const term = await academic.createTerm(em(), { code: 'CTRL', name: 'Control characters', daysPerWeek: 5, periodsPerDay: 2 });

@@ -48,6 +48,31 @@ describe('importCurriculumTimetabling', () => {
     await refused(importCurriculumTimetabling(em(), comp01()), 'CONFLICT', /Fis0506-1 already exists/);
   });
 
+  /** A well-formed instance of `count` one-lecture courses (one teacher, one room, a week of 7 × 24 periods). */
+  const manyCourses = (count: number) =>
+    [
+      'Name: Many',
+      `Courses: ${count}`,
+      'Rooms: 1',
+      'Days: 7',
+      'Periods_per_day: 24',
+      'Curricula: 0',
+      'Constraints: 0',
+      '',
+      'COURSES:',
+      ...Array.from({ length: count }, (_, i) => `c${i} t0 1 1 1`),
+      '',
+      'ROOMS:',
+      'r0 10',
+      '',
+      'CURRICULA:',
+      '',
+      'UNAVAILABILITY_CONSTRAINTS:',
+      '',
+      'END.',
+      '',
+    ].join('\n');
+
   it('refuses malformed text with BAD_USER_INPUT naming the line, and writes nothing', async () => {
     const before = (await listTerms(em())).length;
     const lines = comp01().split('\n');
@@ -67,6 +92,8 @@ describe('importCurriculumTimetabling', () => {
       ['a NUL in the name', comp01().replace('Name: Fis0506-1', 'Name: Fis\u00000506-1'), /^line 1: control character U\+0000/],
       ['a control character in a teacher code', comp01().replace('c0004 t002', 'c0004 t\u0001002'), /^line 12: control character U\+0001/],
       ['a control character between fields', comp01().replace('c0004 t002', 'c0004\u001ft002'), /^line 12: control character U\+001F/],
+      // Compiling a term's model weighs every pair of its courses.
+      ['10,001 courses', manyCourses(10_001), /^line 2: the file has 10001 courses; a term has at most 10000/],
     ];
     for (const [what, text, message] of cases) await refused(importCurriculumTimetabling(em(), text, `BAD-${what.length}`), 'BAD_USER_INPUT', message);
     await refused(importCurriculumTimetabling(em(), '   '), 'BAD_USER_INPUT', /empty/);
