@@ -598,7 +598,6 @@ export class Runner {
   }): Promise<Settlement> {
     const { message, token, error, attempt, attemptLimit, logger } = args;
     const errorText = describeError(error);
-    const told = failureText(error);
     // A shutdown hands a held delivery back to a durable broker at once; anything that
     // must wait goes through the outbox.
     const durable = this.deps.transport.durable && !args.messageSettled;
@@ -640,6 +639,7 @@ export class Runner {
         break;
     }
 
+    const told = failureText(error);
     const decision = decideAfterFailure({
       error,
       attempt,
