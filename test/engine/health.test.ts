@@ -18,19 +18,22 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-/** Inserts `n` jobs of `kind` (QUEUED unless said otherwise) with one outbox row each in `state`. */
-async function seed(n: number, kind: string, state: string | null, extra: { jobStatus?: string; jobAge?: string; rowAge?: string; lease?: string } = {}) {
+/**
+ * Inserts `n` jobs of `kind` (QUEUED unless said otherwise) with one outbox row each in
+ * `state`, due since it was made (`rowAge` ago) unless `due` says when (`-30 seconds`: in 30 s).
+ */
+async function seed(n: number, kind: string, state: string | null, extra: { jobStatus?: string; jobAge?: string; rowAge?: string; due?: string; lease?: string } = {}) {
   await ctx.db.pool.query(
     `WITH j AS (
        INSERT INTO jobs (id, kind, status, input, created_at)
        SELECT gen_random_uuid(), $2, $3, '{}'::jsonb, now() - $4::interval FROM generate_series(1, $1)
        RETURNING id, kind
      )
-     INSERT INTO job_outbox (id, job_id, kind, state, processing_token, lease_expires_at, created_at)
+     INSERT INTO job_outbox (id, job_id, kind, state, processing_token, lease_expires_at, created_at, available_at)
      SELECT gen_random_uuid(), j.id, j.kind, $5, CASE WHEN $5 = 'PROCESSING' THEN gen_random_uuid() END,
-       now() + $6::interval, now() - $7::interval
+       now() + $6::interval, now() - $7::interval, now() - $8::interval
      FROM j WHERE $5::text IS NOT NULL`,
-    [n, kind, extra.jobStatus ?? 'QUEUED', extra.jobAge ?? '0 seconds', state, extra.lease ?? '0 seconds', extra.rowAge ?? '0 seconds'],
+    [n, kind, extra.jobStatus ?? 'QUEUED', extra.jobAge ?? '0 seconds', state, extra.lease ?? '0 seconds', extra.rowAge ?? '0 seconds', extra.due ?? extra.rowAge ?? '0 seconds'],
   );
 }
 
@@ -48,17 +51,18 @@ describe('messaging health', () => {
     await seed(2, 'KIND_B', 'PUBLISHED', { jobAge: '1 minute' });
     await seed(1, 'KIND_A', 'PROCESSING', { jobStatus: 'RUNNING', lease: '-30 seconds', jobAge: '20 minutes' });
     await seed(1, 'KIND_C', 'COMPLETED', { jobStatus: 'SUCCEEDED', jobAge: '1 hour' });
-    // A queued job waiting ten minutes (its message is with the broker, not in the backlog).
-    await seed(1, 'KIND_C', null, { jobAge: '10 minutes' });
+    // A queued job waiting ten minutes to start (its message is with the broker).
+    await seed(1, 'KIND_C', 'PUBLISHED', { jobAge: '10 minutes', rowAge: '10 minutes' });
 
     const engine = buildEngine({ db: ctx.db, registrations: [] });
     const health = await engine.health();
-    expect(health.backlog.byState).toEqual({ PENDING: 3, PUBLISHING: 0, PUBLISHED: 2, PROCESSING: 1 });
+    expect(health.backlog.byState).toEqual({ PENDING: 3, PUBLISHING: 0, PUBLISHED: 3, PROCESSING: 1 });
     const byKind = [...health.backlog.byKind].sort((a, b) => `${a.state}${a.kind}`.localeCompare(`${b.state}${b.kind}`));
     expect(byKind).toEqual([
       { state: 'PENDING', kind: 'KIND_A', count: 3 },
       { state: 'PROCESSING', kind: 'KIND_A', count: 1 },
       { state: 'PUBLISHED', kind: 'KIND_B', count: 2 },
+      { state: 'PUBLISHED', kind: 'KIND_C', count: 1 },
     ]);
     expect(health.expiredLeases).toBe(1);
     expect(health.oldestQueuedJobAgeSeconds!).toBeGreaterThan(599);
@@ -74,8 +78,25 @@ describe('messaging health', () => {
     expect(health.problems.join('\n')).toMatch(/oldest queued job has waited 60\d s/);
   });
 
+  it('counts a wait from when the message became due: a job back in the queue for a retry has not waited while its back-off ran', async () => {
+    // Made twenty minutes ago, its attempt failed; its retry is due in 30 s.
+    await seed(1, 'KIND_A', 'PENDING', { jobAge: '20 minutes', rowAge: '20 minutes', due: '-30 seconds' });
+    let health = await buildEngine({ db: ctx.db, registrations: [] }).health();
+    expect(health.status).toBe('HEALTHY');
+    expect(health.oldestQueuedJobAgeSeconds).toBeNull();
+    expect(health.oldestPendingMessageAgeSeconds).toBeNull();
+    // Its back-off ended 10 s ago and nothing has sent it: it has waited 10 s.
+    await ctx.db.pool.query(`UPDATE job_outbox SET available_at = now() - interval '10 seconds'`);
+    health = await buildEngine({ db: ctx.db, registrations: [] }).health();
+    expect(health.status).toBe('HEALTHY');
+    for (const age of [health.oldestQueuedJobAgeSeconds!, health.oldestPendingMessageAgeSeconds!]) {
+      expect(age).toBeGreaterThan(9);
+      expect(age).toBeLessThan(20);
+    }
+  });
+
   it('a queued job younger than the threshold is not a problem', async () => {
-    await seed(1, 'KIND_A', 'PENDING', { jobAge: `${OLDEST_WAITING_DEGRADED_SECONDS - 30} seconds` });
+    await seed(1, 'KIND_A', 'PENDING', { jobAge: `${OLDEST_WAITING_DEGRADED_SECONDS - 30} seconds`, rowAge: `${OLDEST_WAITING_DEGRADED_SECONDS - 30} seconds` });
     const health = await buildEngine({ db: ctx.db, registrations: [] }).health();
     expect(health.status).toBe('HEALTHY');
     expect(health.oldestQueuedJobAgeSeconds!).toBeGreaterThan(OLDEST_WAITING_DEGRADED_SECONDS - 31);

@@ -11,7 +11,7 @@ import { OutboxStage, OutboxState } from '../types';
  * (PUBLISHING → PUBLISHED) leaves `stage` as it was, so it is such an update.
  */
 @Entity({ tableName: 'job_outbox' })
-// outbox publisher: the next due PENDING rows, oldest first
+// outbox publisher: the next due PENDING rows, oldest first; health: the longest due of them
 @Index({
   name: 'job_outbox_pending_index',
   expression: `create index "job_outbox_pending_index" on "job_outbox" ("available_at", "created_at") where "stage" = 'PENDING'`,
@@ -22,7 +22,8 @@ import { OutboxStage, OutboxState } from '../types';
   name: 'job_outbox_processing_index',
   expression: `create index "job_outbox_processing_index" on "job_outbox" ("created_at") where "stage" = 'PROCESSING'`,
 })
-// outbox republisher: rows stranded in PUBLISHING/PUBLISHED, by when they were due.
+// outbox republisher: rows stranded in PUBLISHING/PUBLISHED, by when they were due;
+// health: the longest due of them (with the PENDING ones: the longest wait to start).
 // Not keyed on updated_at, which every write changes.
 @Index({
   name: 'job_outbox_in_flight_index',

@@ -13,7 +13,12 @@ export interface MessagingFigures {
   oldestPendingMessageAgeSeconds: number | null;
 }
 
-/** The health figures in one round trip; each sub-query is served by a partial index. */
+/**
+ * The health figures in one round trip; each sub-query is served by a partial index.
+ * Waits count from when a message became due (`available_at`: its enqueue, or the end of
+ * its retry back-off), and only messages due now: a job back in the queue for a retry
+ * after a ten-minute attempt has not waited ten minutes to start.
+ */
 export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
   const rows = await sql<{ backlog: BacklogRow[] | null; expired: number; oldest_job: number | null; oldest_pending: number | null }>(
     `SELECT
@@ -27,8 +32,12 @@ export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
             SELECT state, kind, count(*)::int FROM job_outbox WHERE stage = 'PROCESSING' GROUP BY state, kind
           ) b) AS backlog,
        (SELECT count(*)::int FROM job_outbox WHERE stage = 'PROCESSING' AND lease_expires_at < now()) AS expired,
-       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE completed_at IS NULL AND status = 'QUEUED') AS oldest_job,
-       (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM job_outbox WHERE stage = 'PENDING') AS oldest_pending`,
+       (SELECT extract(epoch FROM now() - min(due))::float8 FROM (
+          SELECT min(available_at) AS due FROM job_outbox WHERE stage = 'PENDING' AND available_at <= now()
+          UNION ALL
+          SELECT min(available_at) FROM job_outbox WHERE stage = 'SENT' AND available_at <= now()
+        ) d) AS oldest_job,
+       (SELECT extract(epoch FROM now() - min(available_at))::float8 FROM job_outbox WHERE stage = 'PENDING' AND available_at <= now()) AS oldest_pending`,
   );
   const row = rows[0]!;
   return {
