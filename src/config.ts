@@ -510,6 +510,12 @@ export function loadConfig(env: Env = process.env): Config {
       subscriptionResyncBatchSize: int(env, 'SUBSCRIPTION_RESYNC_BATCH_SIZE', 1_000, 1, 10_000),
     },
   };
+  if (!config.rabbitmqUrl && !config.roles.has(Role.WORKER)) {
+    // The in-memory transport carries a job only to consumers in its own process: an
+    // API-only process would send every job it starts where nothing runs it. (Workers on
+    // it each send and run what waits in the database.)
+    throw new ConfigError('RABBITMQ_URL', '', 'required with ROLE=api: the in-memory transport carries jobs within one process only');
+  }
   const { auth } = config;
   if (production && config.roles.has(Role.API) && (auth.jwtSecret || auth.jwksUrl)) {
     // Without them a token minted by the same identity provider for another service would do here.

@@ -81,6 +81,16 @@ describe('loadConfig', () => {
     expect([...loadConfig({ ROLE: 'api,worker' }).roles].sort()).toEqual([Role.API, Role.WORKER]);
   });
 
+  it('refuses an API-only process without RABBITMQ_URL: the in-memory transport carries its jobs to no worker', () => {
+    const error = configError({ ROLE: 'api' });
+    expect(error.variable).toBe('RABBITMQ_URL');
+    expect(error.message).toMatch(/required with ROLE=api: the in-memory transport carries jobs within one process only/);
+    expect([...loadConfig({ ROLE: 'api', RABBITMQ_URL: 'amqp://mq:5672' }).roles]).toEqual([Role.API]);
+    // A worker on it sends and runs what waits in the database; so does the default, one process of both roles.
+    expect([...loadConfig({ ROLE: 'worker' }).roles]).toEqual([Role.WORKER]);
+    expect(loadConfig({}).rabbitmqUrl).toBeUndefined();
+  });
+
   const bad: Array<[string, string, RegExp]> = [
     ['PORT', 'abc', /integer from 0 to 65535/],
     ['JOB_CONSUMERS_AUTOMATIC_SCHEDULE', '0', /integer from 1 to 16/],
