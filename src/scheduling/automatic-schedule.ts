@@ -21,7 +21,7 @@ import { solveInWorker, type SolveInWorkerHooks, type WorkerSolveOptions } from 
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
 import { evaluateLectures, type PenaltyBreakdown } from './plan-service';
 import { checkScheduleStart } from './schedule-start-check';
-import { buildCttModel, codesOf, loadTermData } from './term-data';
+import { buildCttModel, codesOf, loadTermData, onOneSnapshot } from './term-data';
 
 export const MIN_TIME_LIMIT_SECONDS = 1;
 export const MAX_TIME_LIMIT_SECONDS = 600;
@@ -137,8 +137,10 @@ export function createAutomaticScheduleProcessor(options: AutomaticScheduleOptio
     if (plan.status !== SchedulePlanStatus.DRAFT) {
       throw failure('schedule.plan-not-draft', { planName: plan.name, status: plan.status });
     }
-    const data = await loadTermData(em, plan.term.id);
-    const locked = await em.find(ScheduleAssignment, { plan, locked: true });
+    const { data, locked } = await onOneSnapshot(em, async (em) => ({
+      data: await loadTermData(em, plan.term.id),
+      locked: await em.find(ScheduleAssignment, { plan: plan.id, locked: true }),
+    }));
 
     await enterStep(
       ctx,

@@ -14,7 +14,7 @@ import { evaluateTimetable } from './ctt/evaluator';
 import { compileModel, CttModelError, type CttAssignment } from './ctt/model';
 import { describeConflicts } from './conflicts';
 import { ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
-import { buildCttModel, loadTermData, type TermData } from './term-data';
+import { buildCttModel, loadTermData, onOneSnapshot, type TermData } from './term-data';
 
 export interface CreateSchedulePlanInput {
   termId: string;
@@ -280,16 +280,20 @@ async function planLectures(em: EntityManager, planId: string, data: TermData) {
 
 /** The plan in the competition's solution format, with the term's (imported) codes. */
 export async function solutionText(em: EntityManager, planId: string): Promise<string> {
-  const plan = await findSchedulePlan(em, planId);
-  const data = await loadTermData(em, plan.term.id);
-  return formatSolution((await planLectures(em, plan.id, data)).assignments);
+  return onOneSnapshot(em, async (em) => {
+    const plan = await findSchedulePlan(em, planId);
+    const data = await loadTermData(em, plan.term.id);
+    return formatSolution((await planLectures(em, plan.id, data)).assignments);
+  });
 }
 
 /** Hard violations and ITC-2007 penalty of a plan, from the independent evaluator. */
 export async function evaluateSchedulePlan(em: EntityManager, planId: string): Promise<PlanEvaluation> {
-  const plan = await findSchedulePlan(em, planId);
-  const data = await loadTermData(em, plan.term.id);
-  const { placed, assignments } = await planLectures(em, plan.id, data);
+  const { data, placed, assignments } = await onOneSnapshot(em, async (em) => {
+    const plan = await findSchedulePlan(em, planId);
+    const data = await loadTermData(em, plan.term.id);
+    return { data, ...(await planLectures(em, plan.id, data)) };
+  });
   return evaluateLectures(data, placed, assignments);
 }
 

@@ -20,7 +20,7 @@ import { SCHEDULE_PUBLISH_MESSAGES } from './job-messages';
 import { summariseConflicts } from './conflicts';
 import { PublishedTimetableEntry, ScheduleAssignment, SchedulePlan, SchedulePlanStatus } from './entities';
 import { evaluateLectures, type PlanEvaluation } from './plan-service';
-import { loadTermData, type TermData } from './term-data';
+import { loadTermData, onOneSnapshot, type TermData } from './term-data';
 
 /** The job's steps, in order, as coded text (codes and sentences in job-messages.ts). */
 export const SCHEDULE_PUBLISH_STEPS = {
@@ -121,8 +121,10 @@ export function createSchedulePublishProcessor(options: SchedulePublishOptions =
     ctx.progress.step(SCHEDULE_PUBLISH_STEPS.VALIDATING);
     const plan = await em.findOne(SchedulePlan, { id: input.planId });
     if (!plan) throw failure('publish.plan-missing', { planId: input.planId });
-    const data = await loadTermData(em, plan.term.id);
-    const first = await placedLectures(em, plan.id, data);
+    const { data, first } = await onOneSnapshot(em, async (em) => {
+      const data = await loadTermData(em, plan.term.id);
+      return { data, first: await placedLectures(em, plan.id, data) };
+    });
     refuseIfInfeasible(plan, evaluateLectures(data, first.placed, first.assignments));
     ctx.signal.throwIfAborted();
 

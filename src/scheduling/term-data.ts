@@ -2,6 +2,7 @@
  * Reads everything about a term that scheduling needs, in a few set-based queries,
  * and turns it into the solver's `CttModel` (by codes).
  */
+import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AcademicTerm, Course, Curriculum, Room, Teacher, Unavailability } from '../academic/entities';
 import { notFound } from '../errors';
@@ -16,6 +17,18 @@ export interface TermData {
   curricula: { id: string; code: string; name: string; courseIds: string[] }[];
   courseUnavailable: { courseId: string; day: number; period: number }[];
   teacherUnavailable: { teacherId: string; day: number; period: number }[];
+}
+
+/**
+ * Runs `read` on one snapshot of the database. A term's data and a plan's lectures are
+ * read statement by statement: a room created, and a lecture placed in it, between two
+ * of them would leave a lecture in a room the term's list lacks (a failed look-up, an
+ * internal error). Inside a transaction the caller's own locks keep what it reads still
+ * (every write a timetable is computed from locks the term's row), so `read` runs there.
+ */
+export async function onOneSnapshot<T>(em: EntityManager, read: (em: EntityManager) => Promise<T>): Promise<T> {
+  if (em.isInTransaction()) return read(em);
+  return em.transactional(read, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
 }
 
 export async function loadTermData(em: EntityManager, termId: string): Promise<TermData> {

@@ -16,7 +16,8 @@ import {
   unlockAssignment,
 } from '../../src/scheduling/plan-service';
 import { buildCttModel, loadTermData } from '../../src/scheduling/term-data';
-import { createTestDb, untilWaitingOnTransaction } from '../support/engine-harness';
+import { createTestDb, until, untilWaitingOnTransaction } from '../support/engine-harness';
+import * as academic from '../../src/academic/academic-service';
 import { refused } from '../support/refused';
 import { em, smallTerm } from './scheduling-harness';
 
@@ -241,5 +242,47 @@ describe('plan edits that wait while another transaction changes what they edit'
     const { term } = await smallTerm(ctx.db, 'PLAN-RACE-CREATE');
     const created = await editWhileAnotherCommits([['DELETE FROM academic_terms WHERE id = $1', [term.id]]], () => createSchedulePlan(em(ctx.db), { termId: term.id, name: 'Orphan' }));
     await refused(created.outcome, 'BAD_USER_INPUT', /^termId: no academic term with id/);
+  });
+});
+
+describe('reads of a term and a plan while edits commit between their statements', () => {
+  it('evaluation and solutionText read the term and the plan on one snapshot: a room created with a lecture in it midway is not half seen', async () => {
+    const { term, plan } = await smallTerm(ctx.db, 'PLAN-SNAPSHOT');
+    const data = await loadTermData(em(ctx.db), term.id);
+    const [c0, c1] = data.courses;
+    await placeLecture(em(ctx.db), { planId: plan.id, courseId: c0.id, lectureIndex: 0, day: 0, period: 0, roomId: data.rooms[0].id });
+    const before = await evaluateSchedulePlan(em(ctx.db), plan.id);
+    const beforeText = await solutionText(em(ctx.db), plan.id);
+
+    for (const read of [() => evaluateSchedulePlan(em(ctx.db), plan.id), () => solutionText(em(ctx.db), plan.id)]) {
+      // The term's curricula members are read last: held here, the read stops there, with
+      // the term's rooms read already.
+      const blocker = new pg.Client({ connectionString: ctx.db.url });
+      await blocker.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query('LOCK TABLE academic_curriculum_courses IN ACCESS EXCLUSIVE MODE');
+        const outcome = read();
+        outcome.catch(() => undefined);
+        await until('the read waiting for the curricula members', async () => {
+          const { rows } = await ctx.db.pool.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'relation'`,
+          );
+          return rows.length > 0;
+        });
+        // Meanwhile a new room, and a lecture placed in it, commit.
+        const room = await academic.createRoom(em(ctx.db), { termId: term.id, code: `LATE-${Math.random().toString(36).slice(2, 8)}`, capacity: 30 });
+        const late = await placeLecture(em(ctx.db), { planId: plan.id, courseId: c1.id, lectureIndex: 0, day: 1, period: 1, roomId: room.id, locked: false });
+        await blocker.query('COMMIT');
+        // The read saw neither: what it answers is the plan as it stood when it began.
+        const answer = await outcome;
+        if (typeof answer === 'string') expect(answer).toBe(beforeText);
+        else expect(answer).toEqual(before);
+        await em(ctx.db).nativeDelete(ScheduleAssignment, { id: late.id });
+        await academic.deleteRoom(em(ctx.db), room.id);
+      } finally {
+        await blocker.end();
+      }
+    }
   });
 });
