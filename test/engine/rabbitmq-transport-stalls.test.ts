@@ -112,8 +112,8 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     const sent = message('present');
     await transport.publish([sent]);
     await waitUntil('the delivery on the consumer attached before', () => seen.includes(sent.outboxId));
-    // Still the first connection: nothing was torn down and rebuilt meanwhile.
-    expect(proxy.totalConnections).toBe(1);
+    // Still the first two connections (publishing, consuming): nothing was torn down and rebuilt meanwhile.
+    expect(proxy.totalConnections).toBe(2);
   });
 
   it('start() connects when the connection is lost while a setup channel waits for its Close-Ok', async () => {
@@ -129,7 +129,10 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     expect(outcome.hung, 'start() still pending: setup hangs on the lost channel’s close').toBe(false);
     expect(outcome.hung === false && outcome.error).toBeFalsy();
     expect(transport.connectionState()).toBe('connected');
-    expect(proxy.totalConnections).toBe(2);
+    // Publishing and consuming, and the one opened again for the connection cut during its setup.
+    expect(proxy.totalConnections).toBe(3);
+    // Both answer: the consuming one counts, the publishing one publishes.
+    expect(await transport.waiting('setup')).toBe(0);
     await transport.publish([message('setup')]);
   });
 

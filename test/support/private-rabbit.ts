@@ -69,6 +69,8 @@ export interface PrivateRabbit {
   destroy(): Promise<void>;
   /** The tail of the node's log, for failure messages. */
   logTail(lines?: number): Promise<string>;
+  /** Runs `rabbitmqctl -n <node> ...args` (e.g. to raise a resource alarm); resolves with its output. */
+  rabbitmqctl(...args: string[]): Promise<string>;
 }
 
 const RABBITMQ_SERVER = '/usr/sbin/rabbitmq-server';
@@ -260,6 +262,10 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
       return '(no log)';
     }
   };
+  const rabbitmqctl = async (...args: string[]): Promise<string> => {
+    const { stdout } = await run(RABBITMQCTL, ['-n', nodeName, ...args], { env: ctlEnv, cwd: baseDir, timeout: 60_000 });
+    return stdout;
+  };
   const portClosed = async () => !(await tcpAnswers('127.0.0.1', port, 500));
 
   const start = async (): Promise<void> => {
@@ -347,6 +353,7 @@ export async function startPrivateRabbit(options: PrivateRabbitOptions = {}): Pr
     kill: killNode,
     destroy,
     logTail,
+    rabbitmqctl,
   };
   try {
     await start();

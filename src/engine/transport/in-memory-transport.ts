@@ -36,6 +36,11 @@ export class InMemoryTransport implements JobTransport {
     return this.closed ? 'closed' : 'connected';
   }
 
+  /** Nothing here can block a publish. */
+  publishBlocked(): boolean {
+    return false;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const queue of this.queues.values()) queue.close();

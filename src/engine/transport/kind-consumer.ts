@@ -9,8 +9,9 @@ import { withTimeout } from './with-timeout';
 
 /**
  * What a kind's consumer uses of the transport that owns it (`RabbitMqTransport`):
- * the connection of the moment, the channels already closed, and the broker work it
- * hands back — declaring its queue, a delayed retry, parking a message.
+ * the consuming connection of the moment, the channels already closed, and the broker
+ * work it hands back — declaring its queue, and, on the publishing connection, a delayed
+ * retry or parking a message.
  */
 export interface KindConsumerHost {
   readonly topology: { workQueue(kind: string): string };
@@ -18,6 +19,7 @@ export interface KindConsumerHost {
   readonly consumers: Map<string, KindConsumer>;
   readonly closedChannels: WeakSet<Channel>;
   readonly isClosed: boolean;
+  /** The consuming connection (which never publishes, so a resource alarm never blocks it); null while it reconnects. */
   currentModel(): ChannelModel | null;
   declareKind(channel: Channel, kind: string): Promise<void>;
   publishDelayed(kind: string, message: ConsumeMessage, job: JobMessage, delayMs: number): Promise<number>;

@@ -41,7 +41,12 @@ export type SetupStep = (model: ChannelModel) => Promise<void>;
  * with it. Owners keep their channels themselves (see the transport and the bus),
  * including channels the server closes while the connection stays up.
  *
- * Events: 'connected' (model), 'disconnected' (error).
+ * During a memory or disk alarm RabbitMQ blocks a connection once it publishes: it stops
+ * reading its socket (every channel's frames wait, acks too) and says so with
+ * `connection.blocked`; `blocked` is true from then until `connection.unblocked` or
+ * the next (re)connect.
+ *
+ * Events: 'connected' (model), 'disconnected' (error), 'blocked' (reason), 'unblocked'.
  */
 export class RabbitMqConnection extends EventEmitter {
   private recovering: RecoveringChannelModel | null = null;
@@ -50,6 +55,7 @@ export class RabbitMqConnection extends EventEmitter {
   private stateValue: ConnectionState = 'disconnected';
   private closing = false;
   private opening: Promise<void> | null = null;
+  private blockedValue = false;
 
   constructor(private readonly options: RabbitMqConnectionOptions) {
     super();
@@ -57,6 +63,11 @@ export class RabbitMqConnection extends EventEmitter {
 
   get state(): ConnectionState {
     return this.stateValue;
+  }
+
+  /** True while the broker blocks this connection (a resource alarm, after a publish on it). */
+  get blocked(): boolean {
+    return this.blockedValue;
   }
 
   /** The live connection, or null while (re)connecting or closed. */
@@ -81,7 +92,7 @@ export class RabbitMqConnection extends EventEmitter {
 
   private async doOpen(): Promise<void> {
     if (this.closing) throw new Error('rabbitmq connection is closed');
-    const { logger } = this.options;
+    const { logger, connectionName: connection } = this.options;
     const recovery = this.options.recovery ?? {};
     this.stateValue = 'connecting';
     const recovering = await connect(withHeartbeat(this.options.url, this.options.heartbeatSeconds ?? 10), {
@@ -102,7 +113,18 @@ export class RabbitMqConnection extends EventEmitter {
           model.on('error', (error: Error) => logger.warn({ err: error }, 'rabbitmq connection error'));
           coalesceWrites(model);
           this.current = model;
-          for (const step of this.steps) await step(model);
+          // amqplib listens for the connection's close only once setup has resolved: a
+          // connection lost during a step that swallows the loss (a bounded channel close)
+          // would count as connected for ever. Failing the setup makes amqplib try again.
+          let lost: Error | null = null;
+          const onClose = (error?: Error) => (lost = error ?? new Error('rabbitmq connection closed during setup'));
+          model.once('close', onClose);
+          try {
+            for (const step of this.steps) await step(model);
+          } finally {
+            model.removeListener('close', onClose);
+          }
+          if (lost) throw lost;
         },
       },
     });
@@ -114,14 +136,16 @@ export class RabbitMqConnection extends EventEmitter {
     recovering.on('connect', (model: ChannelModel) => {
       this.current = model;
       this.stateValue = 'connected';
-      logger.info({ connection: this.options.connectionName }, 'rabbitmq connected');
+      this.blockedValue = false;
+      logger.info({ connection }, 'rabbitmq connected');
       this.emit('connected', model);
     });
     recovering.on('disconnect', (error: Error) => {
       this.current = null;
+      this.blockedValue = false;
       if (this.closing) return;
       this.stateValue = 'connecting';
-      logger.warn({ err: error }, 'rabbitmq connection lost; reconnecting');
+      logger.warn({ err: error, connection }, 'rabbitmq connection lost; reconnecting');
       this.emit('disconnected', error);
     });
     let lastWarning = { text: '', at: 0 };
@@ -132,13 +156,21 @@ export class RabbitMqConnection extends EventEmitter {
       const text = String(error?.message);
       if (text !== lastWarning.text || Date.now() - lastWarning.at > 60_000) {
         lastWarning = { text, at: Date.now() };
-        logger.warn({ err: error }, 'rabbitmq connection attempt failed; retrying with backoff');
+        logger.warn({ err: error, connection }, 'rabbitmq connection attempt failed; retrying with backoff');
       } else {
-        logger.debug({ err: error }, 'rabbitmq connection attempt failed');
+        logger.debug({ err: error, connection }, 'rabbitmq connection attempt failed');
       }
     });
-    recovering.on('blocked', (reason: string) => logger.warn({ reason }, 'rabbitmq blocked this connection (resource alarm)'));
-    recovering.on('unblocked', () => logger.info('rabbitmq unblocked this connection'));
+    recovering.on('blocked', (reason: string) => {
+      this.blockedValue = true;
+      logger.warn({ reason, connection }, 'rabbitmq blocked this connection (resource alarm)');
+      this.emit('blocked', reason);
+    });
+    recovering.on('unblocked', () => {
+      this.blockedValue = false;
+      logger.info({ connection }, 'rabbitmq unblocked this connection');
+      this.emit('unblocked');
+    });
     recovering.on('reconnect-scheduled', (info: { attempt: number; delay: number; error: Error }) => {
       if (!this.closing) this.stateValue = 'connecting';
       logger.debug({ attempt: info.attempt, delayMs: info.delay, err: info.error }, 'rabbitmq reconnect scheduled');
@@ -146,7 +178,7 @@ export class RabbitMqConnection extends EventEmitter {
     recovering.on('reconnect-failed', (error: Error) => {
       this.current = null;
       if (!this.closing) this.stateValue = 'disconnected';
-      logger.error({ err: error }, 'rabbitmq recovery gave up');
+      logger.error({ err: error, connection }, 'rabbitmq recovery gave up');
     });
     try {
       await recovering.waitForConnect();

@@ -34,6 +34,9 @@ const PARKED_COUNT_TIMEOUT_MS = 2_000;
 /** How long a kind's waiting count (for the outbox republisher) may take before it counts as unknown. */
 const WAITING_COUNT_TIMEOUT_MS = 2_000;
 
+/** The transport's connection states from the most to the least able; it reports its less able connection's. */
+const STATE_RANK: readonly ConnectionState[] = ['connected', 'connecting', 'disconnected', 'closed'];
+
 /** A message the broker could not route to any queue (returned under `mandatory`). */
 export class UnroutableError extends Error {
   constructor(exchange: string, routingKey: string) {
@@ -47,6 +50,10 @@ export interface RabbitMqTransportOptions {
   /** Prefix of every queue and exchange name, e.g. `jiaowu`. */
   prefix: string;
   logger: Logger;
+  /**
+   * Names the two connections in the management UI: `<name>: publish` and `<name>: consume`.
+   * Default `jiaowu-jobs transport (<prefix>)`.
+   */
   connectionName?: string;
   /** How long `publish` waits for the broker's confirms; messages unconfirmed by then are refused, the rest stand. Default 10 s. */
   publishTimeoutMs?: number;
@@ -103,12 +110,30 @@ export function pickDelayBucket(delayMs: number, buckets: readonly number[] = DE
  * parked queue for messages that must never run, and recovery from lost connections
  * and closed channels.
  *
- * Recovery: the connection is amqplib 2's recovering connection (backoff + jitter);
- * after every (re)connect its setup step redeclares the whole topology, opens a new
- * confirm channel for publishing and re-attaches every consumer with the same handler
- * and concurrency. Deliveries that were in flight on a dead channel are requeued by
- * the broker; the handlers still running for them finish, and their settlement is
- * skipped (the engine's claim makes the redelivered duplicate harmless).
+ * Two connections, as RabbitMQ advises for clients that publish and consume: during a
+ * memory or disk alarm the broker blocks every connection that publishes — it stops
+ * reading its socket — and on a connection shared with consumers their acks would no
+ * longer be read either: prefetch windows would stay full, no kind would get another
+ * delivery, and the unacked messages the broker keeps would feed the alarm.
+ * - The publishing connection carries the confirm channel and everything sent on it
+ *   (`publish`, delayed retry copies, parked copies), and declares the topology those
+ *   publishes are routed by (`declared` tracks the kinds declared on it): a publish
+ *   waits there through an alarm and is refused at its deadline.
+ * - The consuming connection carries every kind's consumer channel, their acks and
+ *   nacks, and the queue counts (`waiting`, `parked`): it never publishes, so the broker
+ *   never blocks it, and health and the republisher keep their counts through an alarm.
+ *   Each consumer declares its own queue and binding on it, so consuming does not wait
+ *   for the publishing connection's setup.
+ * The transport is as connected as its less connected connection (`connectionState`);
+ * `publishBlocked` says whether an alarm holds the publishing one.
+ *
+ * Recovery: each connection is amqplib 2's recovering connection (backoff + jitter),
+ * recovering on its own; after every (re)connect the publishing connection's setup step
+ * redeclares the whole topology and opens a new confirm channel, and the consuming
+ * connection's re-attaches every consumer with the same handler and concurrency.
+ * Deliveries that were in flight on a dead channel are requeued by the broker; the
+ * handlers still running for them finish, and their settlement is skipped (the
+ * engine's claim makes the redelivered duplicate harmless).
  *
  * A channel can also be closed by the server while the connection stays up — notably
  * by RabbitMQ's `consumer_timeout` (30 min by default): a delivery left unacknowledged
@@ -124,11 +149,14 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
   readonly name = 'rabbitmq' as const;
   readonly durable = true;
   readonly topology: ReturnType<typeof rabbitMqTopology>;
-  private readonly connection: RabbitMqConnection;
+  /** Publishes (confirm channel: publish, delayed copies, parks) and declares the topology. */
+  private readonly publishing: RabbitMqConnection;
+  /** Consumes (every kind's channel and its acks) and counts queues; never publishes. */
+  private readonly consuming: RabbitMqConnection;
   private readonly logger: Logger;
   private readonly publishTimeoutMs: number;
   private readonly kinds = new Set<string>();
-  /** Kinds whose queue is declared on the current connection. */
+  /** Kinds whose queue is declared on the current publishing connection. */
   private declared = new Set<string>();
   private publishChannel: ConfirmChannel | null = null;
   private publishChannelOpening: Promise<ConfirmChannel> | null = null;
@@ -154,20 +182,26 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
       if (jobs > 1) this.packedKinds.set(kind, jobs);
     }
     this.topology = rabbitMqTopology(options.prefix, options.delayBucketsMs ?? DEFAULT_DELAY_BUCKETS_MS);
-    this.connection = new RabbitMqConnection({
-      url: options.url,
-      logger: options.logger,
-      connectionName: options.connectionName ?? `jiaowu-jobs transport (${options.prefix})`,
-      recovery: options.recovery,
-    });
-    this.connection.onSetup((model) => this.setup(model));
+    const name = options.connectionName ?? `jiaowu-jobs transport (${options.prefix})`;
+    const connection = (role: string) =>
+      new RabbitMqConnection({ url: options.url, logger: options.logger, connectionName: `${name}: ${role}`, recovery: options.recovery });
+    this.publishing = connection('publish');
+    this.consuming = connection('consume');
+    this.publishing.onSetup((model) => this.setupPublishing(model));
+    this.consuming.onSetup((model) => this.setupConsuming(model));
+  }
+
+  /** Opens both connections; rejects once both have settled if either gave up. */
+  private async open(): Promise<void> {
+    const outcomes = await Promise.allSettled([this.publishing.open(), this.consuming.open()]);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }
 
   async start(kinds: readonly string[]): Promise<void> {
     if (this.closed) throw new Error('rabbitmq transport is closed');
     for (const kind of kinds) this.kinds.add(kind);
-    await this.connection.open();
-    const model = this.connection.model;
+    await this.open();
+    const model = this.publishing.model;
     const missing = kinds.filter((kind) => !this.declared.has(kind));
     if (model && missing.length > 0) await this.declareKinds(model, missing);
   }
@@ -254,8 +288,9 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     this.kinds.add(kind);
     const consumer = new KindConsumer(this, kind, consumers, prefetch, handler, this.logger.child({ kind }));
     this.consumers.set(kind, consumer);
-    await this.connection.open();
-    const model = this.connection.model;
+    // The publishing connection too: the consumer's retries and parks are sent on it.
+    await this.open();
+    const model = this.consuming.model;
     if (model) {
       try {
         await consumer.attach(model);
@@ -268,8 +303,19 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     return consumer;
   }
 
+  /** The less able connection's state: a transport that cannot publish, or cannot consume, is not connected. */
   connectionState(): ConnectionState {
-    return this.closed ? 'closed' : this.connection.state;
+    if (this.closed) return 'closed';
+    const ranks = [this.publishing.state, this.consuming.state].map((state) => STATE_RANK.indexOf(state));
+    return STATE_RANK[Math.max(...ranks)]!;
+  }
+
+  /**
+   * True while RabbitMQ blocks the publishing connection (a memory or disk alarm): publishes
+   * wait and are refused at their deadline, while consuming and acknowledging go on.
+   */
+  publishBlocked(): boolean {
+    return !this.closed && this.publishing.blocked;
   }
 
   async waiting(kind: string): Promise<number> {
@@ -287,10 +333,11 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
    * The ready messages of `queue`, on a channel of its own: checkQueue on a missing queue
    * makes the broker close the channel it runs on, which amqplib reports as an 'error'
    * on that channel; without a listener there, it would end the whole connection (every
-   * kind's consumers with it).
+   * kind's consumers with it). On the consuming connection: a blocked publishing
+   * connection would leave the count unanswered for as long as the alarm lasts.
    */
   private async countQueue(queue: string, timeoutMs: number, what: string): Promise<number> {
-    const model = this.liveModel();
+    const model = this.live(this.consuming, 'consuming', 'count queues');
     return withTimeout(
       (async () => {
         const channel = await model.createChannel();
@@ -322,21 +369,27 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     );
     const channel = this.publishChannel;
     this.publishChannel = null;
-    if (channel) await closeChannel(channel);
-    await this.connection.close();
+    // A blocked connection does not read the channel's Close; amqplib closes a blocked
+    // connection at once, its channels with it.
+    if (channel && !this.publishing.blocked) await closeChannel(channel);
+    await Promise.all([this.publishing.close(), this.consuming.close()]);
   }
 
-  /** @internal The live connection; throws at once when there is none (no waiting). */
+  /** @internal The live publishing connection; throws at once when there is none (no waiting). */
   liveModel(): ChannelModel {
-    const model = this.connection.state === 'connected' ? this.connection.model : null;
+    return this.live(this.publishing, 'publishing', 'publish');
+  }
+
+  private live(connection: RabbitMqConnection, role: string, action: string): ChannelModel {
+    const model = connection.state === 'connected' ? connection.model : null;
     if (this.closed) throw new Error('rabbitmq transport is closed');
-    if (!model) throw new Error(`rabbitmq transport is ${this.connection.state}; cannot publish now`);
+    if (!model) throw new Error(`rabbitmq transport's ${role} connection is ${connection.state}; cannot ${action} now`);
     return model;
   }
 
-  /** @internal The connection a channel may be (re)opened on, also during setup. */
+  /** @internal The consuming connection a consumer's channel may be (re)opened on, also during setup. */
   currentModel(): ChannelModel | null {
-    return this.closed ? null : this.connection.model;
+    return this.closed ? null : this.consuming.model;
   }
 
   get isClosed(): boolean {
@@ -432,12 +485,12 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     });
   }
 
-  /** @internal Declares a kind's queue and binding on a channel of its own. */
+  /** @internal Declares kinds' queues and bindings on a channel of its own of the publishing connection `model`. */
   async declareKinds(model: ChannelModel, kinds: readonly string[]): Promise<void> {
     await withChannel(model, async (channel) => {
       for (const kind of kinds) await this.declareKind(channel, kind);
     });
-    if (model === this.connection.model) for (const kind of kinds) this.declared.add(kind);
+    if (model === this.publishing.model) for (const kind of kinds) this.declared.add(kind);
   }
 
   private async declareParked(channel: Channel): Promise<void> {
@@ -451,8 +504,8 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     await channel.bindQueue(queue, this.topology.workExchange, queue);
   }
 
-  /** Runs on every (re)connect, before the connection counts as connected. */
-  private async setup(model: ChannelModel): Promise<void> {
+  /** Runs on every (re)connect of the publishing connection, before it counts as connected. */
+  private async setupPublishing(model: ChannelModel): Promise<void> {
     this.declared = new Set();
     this.publishChannel = null;
     this.publishChannelOpening = null;
@@ -472,8 +525,16 @@ export class RabbitMqTransport implements JobTransport, KindConsumerHost {
     });
     this.declared = new Set(this.kinds);
     await this.publisher(model);
+    this.logger.info({ kinds: [...this.kinds] }, 'rabbitmq topology declared, publish channel open');
+  }
+
+  /** Runs on every (re)connect of the consuming connection, before it counts as connected. */
+  private async setupConsuming(model: ChannelModel): Promise<void> {
+    // Each consumer declares its queue and binds it to the work exchange, which must exist
+    // for that: this connection may be set up before the publishing one declared it.
+    await withChannel(model, (channel) => channel.assertExchange(this.topology.workExchange, 'direct', { durable: true }));
     for (const consumer of this.consumers.values()) await consumer.attach(model);
-    this.logger.info({ kinds: [...this.kinds], consumers: this.consumers.size }, 'rabbitmq topology declared, consumers attached');
+    this.logger.info({ consumers: this.consumers.size }, 'rabbitmq consumers attached');
   }
 
   private publisher(model: ChannelModel): Promise<ConfirmChannel> {

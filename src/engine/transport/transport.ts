@@ -104,6 +104,11 @@ export interface JobTransport {
   consume(kind: string, consumers: number, handler: MessageHandler, options?: ConsumeOptions): Promise<ConsumerHandle>;
   connectionState(): ConnectionState;
   /**
+   * True while the broker holds back this transport's publishes (a RabbitMQ memory or disk
+   * alarm): they are refused at their deadline, while deliveries and acks go on.
+   */
+  publishBlocked(): boolean;
+  /**
    * Messages of `kind` waiting in the transport for a consumer (not counting those a
    * consumer holds). Lets the republisher tell a backlog from a lost message.
    */
