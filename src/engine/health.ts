@@ -74,6 +74,9 @@ export async function checkMessagingHealth(
   }
   const parked = await parkedCount;
   if (connection !== 'connected') problems.push(`transport ${transport.name} is ${connection}`);
+  if (transport.publishBlocked()) {
+    problems.push(`transport ${transport.name} is blocked by a broker resource alarm (memory or disk): publishes wait and are refused until it clears; consuming goes on`);
+  }
   if (parked) problems.push(`${parked} message(s) parked as malformed or misrouted; they will not run: inspect them, then delete them`);
   // Events only feed live views; a bus that is down degrades, it does not stop jobs.
   if (busConnection !== 'connected') problems.push(`event bus ${bus.name} is ${busConnection}`);

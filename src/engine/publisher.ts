@@ -109,12 +109,13 @@ export class OutboxPublisher {
 
   /**
    * Whether rows enqueued in this process may be written PUBLISHING and handed to
-   * `sendReserved`: while this publisher runs and its transport is connected. With the
-   * broker away, enqueues write PENDING rows for the publisher's passes, which back off
-   * (each reserved send would fail, log and write its rows back, one enqueue at a time).
+   * `sendReserved`: while this publisher runs and its transport is connected and not
+   * blocked by a broker alarm. With the broker away or blocked, enqueues write PENDING
+   * rows for the publisher's passes, which back off (each reserved send would fail —
+   * blocked, after its whole deadline — log and write its rows back, one enqueue at a time).
    */
   takesReserved(): boolean {
-    return this.running && this.deps.transport.connectionState() === 'connected';
+    return this.running && this.deps.transport.connectionState() === 'connected' && !this.deps.transport.publishBlocked();
   }
 
   async start(): Promise<void> {

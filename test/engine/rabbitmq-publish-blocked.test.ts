@@ -5,7 +5,10 @@
 // away leaves the other working, the transport reporting itself not connected meanwhile.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkMessagingHealth } from '../../src/engine/health';
+import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
 import { silentLogger } from '../../src/engine/logger';
+import { createTestDb } from '../support/engine-harness';
 import { DEFAULT_DELAY_BUCKETS_MS, rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { PublishRefusedError } from '../../src/engine/transport/transport';
 import { asJobId, asOutboxId, type JobMessage } from '../../src/engine/types';
@@ -87,7 +90,11 @@ describe.runIf(privateSupported)('RabbitMqTransport during a resource alarm (pri
     throw new Error(`the alarm held back none of ${MAX_PROBES} publishes`);
   }
 
+  /** A database for the health report's figures. */
+  let db: Awaited<ReturnType<typeof createTestDb>>;
+
   beforeAll(async () => {
+    db = await createTestDb('rmq_blocked_health');
     rabbit = await startPrivateRabbit();
     await rabbit.rabbitmqctl('eval', `application:set_env(rabbit, quorum_tick_interval, ${QUORUM_TICK_INTERVAL_MS}).`);
     transport = new RabbitMqTransport({
@@ -104,6 +111,7 @@ describe.runIf(privateSupported)('RabbitMqTransport during a resource alarm (pri
   afterAll(async () => {
     await transport?.close();
     await rabbit?.destroy();
+    await db?.close();
   }, 60_000);
 
   it('acknowledges and receives while the publishing connection is blocked, and publishes again after', async () => {
@@ -137,8 +145,13 @@ describe.runIf(privateSupported)('RabbitMqTransport during a resource alarm (pri
       expect(await transport.waiting('held')).toBe(0);
       expect(await transport.parked()).toBe(0);
       expect(transport.publishBlocked()).toBe(true);
-      // Still up: consuming works, publishing waits for the alarm.
+      // Still up: consuming works, publishing waits for the alarm; health says why publishes fail.
       expect(transport.connectionState()).toBe('connected');
+      const health = await checkMessagingHealth(db.db.pool, transport, new InMemoryEventBus());
+      expect(health.status).toBe('DEGRADED');
+      expect(health.problems).toContain(
+        'transport rabbitmq is blocked by a broker resource alarm (memory or disk): publishes wait and are refused until it clears; consuming goes on',
+      );
     } finally {
       await clearAlarm();
     }
