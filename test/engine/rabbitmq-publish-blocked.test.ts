@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMessagingHealth } from '../../src/engine/health';
 import { InMemoryEventBus } from '../../src/engine/events/in-memory-event-bus';
 import { silentLogger } from '../../src/engine/logger';
-import { createTestDb } from '../support/engine-harness';
+import { createTestDb, until } from '../support/engine-harness';
 import { DEFAULT_DELAY_BUCKETS_MS, rabbitMqTopology, RabbitMqTransport } from '../../src/engine/transport/rabbitmq-transport';
 import { PublishRefusedError } from '../../src/engine/transport/transport';
 import { asJobId, asOutboxId, type JobMessage } from '../../src/engine/types';
@@ -46,13 +46,7 @@ function gate() {
   return { open, opened };
 }
 
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = SETTLE_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitUntil = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = SETTLE_MS): Promise<void> => until(what, check, timeoutMs);
 
 describe.runIf(privateSupported)('RabbitMqTransport during a resource alarm (private node)', () => {
   let rabbit: PrivateRabbit;

@@ -8,6 +8,7 @@ import { DEFAULT_DELAY_BUCKETS_MS, rabbitMqTopology, RabbitMqTransport } from '.
 import { PublishRefusedError } from '../../src/engine/transport/transport';
 import { asJobId, asOutboxId, type JobMessage } from '../../src/engine/types';
 import { deleteRabbitObjects, rabbitUrl, requireRabbit, uniquePrefix } from '../support/services';
+import { until } from '../support/engine-harness';
 import { startTcpProxy } from '../support/tcp-proxy';
 import {
   ackOf,
@@ -56,13 +57,6 @@ async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ hung
   }
 }
 
-async function waitUntil(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () => {
   const url = rabbitUrl();
@@ -111,7 +105,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     expect(transport.connectionState()).toBe('connected');
     const sent = message('present');
     await transport.publish([sent]);
-    await waitUntil('the delivery on the consumer attached before', () => seen.includes(sent.outboxId));
+    await until('the delivery on the consumer attached before', () => seen.includes(sent.outboxId));
     // Still the first two connections (publishing, consuming): nothing was torn down and rebuilt meanwhile.
     expect(proxy.totalConnections).toBe(2);
   });
