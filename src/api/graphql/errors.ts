@@ -91,11 +91,25 @@ const MAX_MESSAGE_CHARACTERS = 1_000;
 /**
  * Shortens what a message quotes from the request (graphql-js and the services quote
  * bad values whole: a 100 KB string would come back twice), then the message itself.
+ * One pass from left to right: a quote left open ends the scan (the rest is kept as it
+ * is, then clipped with the message). A pattern tried again from every quote inside an
+ * unclosed value (`"\"\"\"…\`) takes steps in the square of its length.
  */
 export function clipMessage(message: string): string {
-  const clipped = message.replace(/"((?:[^"\\]|\\.)*)"/g, (quoted, inner: string) =>
-    inner.length <= MAX_QUOTED_CHARACTERS ? quoted : `"${inner.slice(0, QUOTED_PREFIX_CHARACTERS)}…" (${inner.length} characters)`,
-  );
+  let clipped = '';
+  let from = 0;
+  for (;;) {
+    const open = message.indexOf('"', from);
+    if (open < 0) break;
+    let close = open + 1;
+    while (close < message.length && message[close] !== '"') close += message[close] === '\\' ? 2 : 1;
+    if (close >= message.length) break;
+    const inner = message.slice(open + 1, close);
+    const quoted = inner.length <= MAX_QUOTED_CHARACTERS ? `"${inner}"` : `"${inner.slice(0, QUOTED_PREFIX_CHARACTERS)}…" (${inner.length} characters)`;
+    clipped += message.slice(from, open) + quoted;
+    from = close + 1;
+  }
+  clipped += message.slice(from);
   return clipped.length <= MAX_MESSAGE_CHARACTERS ? clipped : `${clipped.slice(0, MAX_MESSAGE_CHARACTERS - 1)}…`;
 }
 
