@@ -19,9 +19,9 @@ export function callerBodyLimit(limits: { maxBodyBytes: number; maxAnonymousBody
  * Refuses (413 PAYLOAD_TOO_LARGE) a body over its limit as soon as that is known, and
  * closes the connection once answered: before reading any of it when its Content-Length
  * says so, or at the chunk that crosses the limit when it comes without one (chunked).
- * body-parser refuses such a body too, but only after reading it to its end (to keep the
- * connection usable): a client declaring 2 MB made the server read 2 MB to say no, and a
- * chunked body that never ends held its connection until the request timeout.
+ * body-parser refuses such a body too, but only once it has read it to its end (to keep
+ * the connection usable), so the bytes a refused client sends, or never sends, would
+ * hold the connection until the request timeout.
  */
 export function declaredBodyLimit(limitOf: (res: Response) => number): RequestHandler {
   return (req, res, next) => {

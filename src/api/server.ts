@@ -116,8 +116,15 @@ export function serverFor(app: Express): http.Server {
  * with the stack and the server's paths in it.
  */
 function lastErrors(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, next) => {
-    if (res.headersSent) return next(error);
+  // Four parameters: Express tells an error handler by its arity.
+  return (error: unknown, req, res, _next) => {
+    // Answered already (a body refused at the chunk that crossed its limit, which the
+    // body parser reports once the connection is gone): nothing is left to say. Express's
+    // own handler would print the error's stack on stderr, outside the log.
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
     const { status, statusCode } = (error ?? {}) as { status?: unknown; statusCode?: unknown };
     const code = typeof status === 'number' ? status : statusCode;
     if (typeof code === 'number' && code >= 400 && code < 500) {
