@@ -32,12 +32,13 @@ export async function messagingFigures(sql: Sql): Promise<MessagingFigures> {
             SELECT state, kind, count(*)::int FROM job_outbox WHERE stage = 'PROCESSING' GROUP BY state, kind
           ) b) AS backlog,
        (SELECT count(*)::int FROM job_outbox WHERE stage = 'PROCESSING' AND lease_expires_at < now()) AS expired,
-       (SELECT extract(epoch FROM now() - min(due))::float8 FROM (
-          SELECT min(available_at) AS due FROM job_outbox WHERE stage = 'PENDING' AND available_at <= now()
-          UNION ALL
-          SELECT min(available_at) FROM job_outbox WHERE stage = 'SENT' AND available_at <= now()
-        ) d) AS oldest_job,
-       (SELECT extract(epoch FROM now() - min(available_at))::float8 FROM job_outbox WHERE stage = 'PENDING' AND available_at <= now()) AS oldest_pending`,
+       -- least() passes over a NULL: the longest due of both, or of the one that has rows.
+       extract(epoch FROM now() - least(due.pending, due.sent))::float8 AS oldest_job,
+       extract(epoch FROM now() - due.pending)::float8 AS oldest_pending
+     FROM (SELECT
+       (SELECT min(available_at) FROM job_outbox WHERE stage = 'PENDING' AND available_at <= now()) AS pending,
+       (SELECT min(available_at) FROM job_outbox WHERE stage = 'SENT' AND available_at <= now()) AS sent
+     ) due`,
   );
   const row = rows[0]!;
   return {
