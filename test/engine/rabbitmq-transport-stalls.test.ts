@@ -72,11 +72,17 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     await deleteRabbitObjects(prefix, topologyNames(prefix, kinds));
   });
 
+  /** A transport connected through `proxy`, closed after the test. */
+  function transportThrough(proxy: { urlFor(url: string): string }, publishTimeoutMs?: number): RabbitMqTransport {
+    const transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY, publishTimeoutMs });
+    cleanups.push(() => transport.close());
+    return transport;
+  }
+
   it('waiting() rejects within its bound when the broker stops answering', async () => {
     const proxy = await startTcpProxy(brokerPort);
     cleanups.push(() => proxy.close());
-    const transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
-    cleanups.push(() => transport.close());
+    const transport = transportThrough(proxy);
     await transport.start(['present']);
     expect(await transport.waiting('present')).toBe(0);
 
@@ -91,8 +97,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
   it('waiting() on a kind whose queue is missing rejects and keeps the connection and other kinds’ consumers', async () => {
     const proxy = await startTcpProxy(brokerPort);
     cleanups.push(() => proxy.close());
-    const transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
-    cleanups.push(() => transport.close());
+    const transport = transportThrough(proxy);
     await transport.start(['present']);
     const seen: string[] = [];
     const handle = await transport.consume('present', 1, async (m) => {
@@ -115,8 +120,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     cleanups.push(() => proxy.close());
     const cut = cutAtFirstChannelClose();
     proxy.rules = cut.rules;
-    const transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
-    cleanups.push(() => transport.close());
+    const transport = transportThrough(proxy);
 
     const outcome = await settledWithin(transport.start(['setup']), HUNG_AFTER_MS);
     expect(cut.done(), 'no Channel.Close was cut').toBe(true);
@@ -133,8 +137,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
   it('a consumer’s stop() returns when the connection is lost while its channel waits for its Close-Ok', async () => {
     const proxy = await startAmqpFrameProxy(brokerPort);
     cleanups.push(() => proxy.close());
-    const transport = new RabbitMqTransport({ url: proxy.urlFor(url), prefix, logger: silentLogger, recovery: FAST_RECOVERY });
-    cleanups.push(() => transport.close());
+    const transport = transportThrough(proxy);
     await transport.start(['stop']);
     const handle = await transport.consume('stop', 1, async () => ({ type: 'ack' }));
 
@@ -150,14 +153,7 @@ describe.runIf(requireRabbit())('RabbitMqTransport when the broker stalls', () =
     cleanups.push(() => proxy.close());
     const stuckQueue = rabbitMqTopology(prefix).workQueue('stuck');
     proxy.rules = holdBackConfirmsOf(stuckQueue);
-    const transport = new RabbitMqTransport({
-      url: proxy.urlFor(url),
-      prefix,
-      logger: silentLogger,
-      recovery: FAST_RECOVERY,
-      publishTimeoutMs: 3_000,
-    });
-    cleanups.push(() => transport.close());
+    const transport = transportThrough(proxy, 3_000);
     await transport.start(['ok', 'stuck']);
 
     const stuck = message('stuck');
