@@ -205,7 +205,7 @@ export interface Config {
     graphiql: boolean;
     /** The folder the web page is served from (`vite build` output); null: no page at `/`. */
     webRoot: string | null;
-    /** Requests per address for the page and its files (and any path nothing else answers). */
+    /** Requests per address for the page and its files (and, while the page is served, any path nothing else answers). */
     pageRate: AddressRateSettings;
     maxDepth: number;
     maxComplexity: number;
